@@ -1,0 +1,2 @@
+/** Runnable samples. */
+package io.reactiverdma.samples;
