@@ -1,0 +1,77 @@
+#!/bin/bash
+# Runs inside the rxe-vm guest, as root, chrooted into the host's root file system (read-only 9p share
+# under a throw-away tmpfs overlay), started by scripts/lib/vm-init.sh. Sets up Soft-RoCE (rxe0 on a
+# dummy netdev with 10.77.0.1/24, an address that exists only inside the VM), then runs the user's
+# command in the directory scripts/rxe-vm was called from.
+#
+# $1 is the job file the host wrote (bash: RXE_VM_* settings, exported environment, RXE_VM_CMD array).
+# Results go back through the writable share that holds the job file:
+#   status        the command's exit status
+#   setup-failed  the reason when RDMA could not be set up (the command did not run)
+set -uo pipefail
+
+job=$1
+share=${job%/*}
+# shellcheck source=/dev/null
+. "$job" || { echo "rxe-vm(guest): cannot read $job"; echo "bad job file" >"$share/setup-failed"; exit 125; }
+
+say() { printf 'rxe-vm(guest): %s\n' "$*"; }
+
+setup_failed() {
+    say "RDMA setup failed: $*"
+    say "relevant kernel messages:"
+    dmesg | grep -iE 'rxe|rdma|infiniband|ib_|uverbs|dummy|crc32|udp_tunnel|module|unknown symbol' | tail -n 40 \
+        | sed 's/^/  /'
+    printf '%s\n' "$*" >"$share/setup-failed"
+    exit 125
+}
+
+kmod() { modprobe -d "$RXE_VM_KROOT" -S "$RXE_VM_KVER" "$@"; }
+
+hostname "$RXE_VM_HOSTNAME" 2>/dev/null || true
+ip link set lo up || setup_failed "cannot bring up lo"
+
+# crc32_generic first: rxe asks the crypto API for "crc32", and without it "rdma link add" fails with
+# "No such file or directory".
+for m in crc32_generic ib_core ib_uverbs rdma_cm rdma_ucm rdma_rxe dummy; do
+    kmod "$m" || setup_failed "modprobe $m failed"
+done
+
+dev=rxe0
+ip=10.77.0.1
+ip link add dummy0 type dummy || setup_failed "ip link add dummy0 type dummy"
+# MTU 9000 so that the RoCE path MTU (active_mtu) is 4096, the largest IB MTU.
+ip link set dummy0 mtu 9000 || setup_failed "ip link set dummy0 mtu 9000"
+ip addr add "$ip/24" dev dummy0 || setup_failed "ip addr add $ip/24 dev dummy0"
+ip link set dummy0 up || setup_failed "ip link set dummy0 up"
+rdma link add "$dev" type rxe netdev dummy0 || setup_failed "rdma link add $dev type rxe netdev dummy0"
+
+state=
+for _ in $(seq 1 100); do
+    state=$(cat "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null || true)
+    [[ $state == *ACTIVE* ]] && break
+    sleep 0.1
+done
+[[ $state == *ACTIVE* ]] || setup_failed "port 1 of $dev is not ACTIVE (state: ${state:-none}); rdma link: $(rdma link 2>&1)"
+
+for node in /dev/infiniband/uverbs0 /dev/infiniband/rdma_cm; do
+    for _ in $(seq 1 50); do [[ -c $node ]] && break; sleep 0.1; done
+    [[ -c $node ]] || setup_failed "$node is missing"
+done
+
+mtu=$(ibv_devinfo -d "$dev" -i 1 2>&1 | awk '/active_mtu:/ {print $2; exit}')
+[[ $mtu == 4096 ]] || setup_failed "active_mtu of $dev is '${mtu:-unknown}', expected 4096: $(ibv_devinfo -d "$dev" 2>&1)"
+
+export RXE_DEVICE=$dev RXE_IP=$ip RXE_VM_OUT=$RXE_VM_OUT_PATH RXE_VM=1
+[[ -n ${RXE_VM_COLUMNS:-} ]] && stty cols "$RXE_VM_COLUMNS" rows "${RXE_VM_LINES:-50}" 2>/dev/null
+ulimit -l unlimited || say "warning: cannot lift the locked-memory limit"
+umask 022
+printf '%s\n' "$(cut -d' ' -f1 /proc/uptime)" >"$share/ready"
+[[ ${RXE_VM_QUIET:-0} == 1 ]] || say "$dev ACTIVE on dummy0 $ip, active_mtu 4096; running: ${RXE_VM_CMD[*]}"
+
+cd "$RXE_VM_CWD" || { printf 'cannot cd to %s\n' "$RXE_VM_CWD" >"$share/setup-failed"; say "cannot cd to $RXE_VM_CWD"; exit 125; }
+"${RXE_VM_CMD[@]}" </dev/null
+rc=$?
+printf '%s\n' "$rc" >"$share/status"
+sync
+exit "$rc"
