@@ -15,13 +15,13 @@ share=${job%/*}
 # shellcheck source=/dev/null
 . "$job" || { echo "rxe-vm(guest): cannot read $job"; echo "bad job file" >"$share/setup-failed"; exit 125; }
 
-say() { printf 'rxe-vm(guest): %s\n' "$*"; }
+say() { printf 'rxe-vm(guest): %s\n' "$*" >&2; }
 
 setup_failed() {
     say "RDMA setup failed: $*"
     say "relevant kernel messages:"
-    dmesg | grep -iE 'rxe|rdma|infiniband|ib_|uverbs|dummy|crc32|udp_tunnel|module|unknown symbol' | tail -n 40 \
-        | sed 's/^/  /'
+    dmesg | grep -iE 'rxe|rdma|infiniband|ib_core|uverbs|ib_cm|iw_cm|dummy|crc32|udp_tunnel|unknown symbol|modprobe' | tail -n 40 \
+        | sed 's/^/  /' >&2
     printf '%s\n' "$*" >"$share/setup-failed"
     exit 125
 }
@@ -33,9 +33,7 @@ ip link set lo up || setup_failed "cannot bring up lo"
 
 # crc32_generic first: rxe asks the crypto API for "crc32", and without it "rdma link add" fails with
 # "No such file or directory".
-for m in crc32_generic ib_core ib_uverbs rdma_cm rdma_ucm rdma_rxe dummy; do
-    kmod "$m" || setup_failed "modprobe $m failed"
-done
+kmod -a crc32_generic rdma_rxe ib_uverbs rdma_ucm dummy || setup_failed "modprobe of the RDMA modules failed"
 
 dev=rxe0
 ip=10.77.0.1
@@ -63,7 +61,10 @@ mtu=$(ibv_devinfo -d "$dev" -i 1 2>&1 | awk '/active_mtu:/ {print $2; exit}')
 [[ $mtu == 4096 ]] || setup_failed "active_mtu of $dev is '${mtu:-unknown}', expected 4096: $(ibv_devinfo -d "$dev" 2>&1)"
 
 export RXE_DEVICE=$dev RXE_IP=$ip RXE_VM_OUT=$RXE_VM_OUT_PATH RXE_VM=1
-[[ -n ${RXE_VM_COLUMNS:-} ]] && stty cols "$RXE_VM_COLUMNS" rows "${RXE_VM_LINES:-50}" 2>/dev/null
+if [[ -n ${RXE_VM_COLUMNS:-} ]]; then
+    stty -F /dev/ttyS0 cols "$RXE_VM_COLUMNS" rows "${RXE_VM_LINES:-50}" 2>/dev/null
+    stty -F /dev/ttyS2 cols "$RXE_VM_COLUMNS" rows "${RXE_VM_LINES:-50}" 2>/dev/null
+fi
 ulimit -l unlimited || say "warning: cannot lift the locked-memory limit"
 umask 022
 printf '%s\n' "$(cut -d' ' -f1 /proc/uptime)" >"$share/ready"

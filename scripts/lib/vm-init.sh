@@ -3,11 +3,13 @@
 # initramfs from this file). It only makes the host's root file system usable, then hands over to
 # scripts/lib/vm-guest.sh, which does the RDMA setup and runs the user's command.
 #
-#   ttyS0  = the user's terminal (the host's stdout): this script's messages and the command's output.
+#   ttyS0  = the host's stdout: the command's standard output.
 #   ttyS1  = the kernel console, logged to a file on the host (printed by the host only on failure).
+#   ttyS2  = the host's stderr: the command's standard error and our messages.
 #   9p "hostroot"  = the host's / , read-only; an overlay with a tmpfs upper layer makes it writable
 #                   inside the VM (writes are thrown away at power-off).
 #   9p "rxeout"    = the per-run directory on the host, writable: job description in, status out.
+#   9p "rxeuser"   = the --out directory, writable, mounted at its host path (RXE_VM_OUT).
 PATH=/bin
 export PATH
 /bin/busybox --install -s /bin
@@ -16,15 +18,22 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 
-# Our messages and everything the command prints go to ttyS0 without \r insertion (the host terminal
-# is left in its normal mode, so it adds the \r itself; logs stay clean).
-exec </dev/null >/dev/ttyS0 2>&1
+# No \r insertion: the host terminal is left in its normal mode and adds the \r itself; logs stay clean.
 stty -F /dev/ttyS0 raw -echo 2>/dev/null
+stty -F /dev/ttyS2 raw -echo 2>/dev/null
+exec </dev/null >/dev/ttyS0 2>/dev/ttyS2
+
+# Waits until the serial ports have sent everything (stty sets the mode with TCSADRAIN).
+drain() {
+    stty -F /dev/ttyS0 raw -echo 2>/dev/null
+    stty -F /dev/ttyS2 raw -echo 2>/dev/null
+}
 
 die() {
-    echo "rxe-vm(init): $*"
-    echo "rxe-vm(init): kernel messages:"
-    dmesg | tail -n 40
+    echo "rxe-vm(init): $*" >&2
+    echo "rxe-vm(init): kernel messages:" >&2
+    dmesg | tail -n 40 >&2
+    drain
     poweroff -f
     echo o >/proc/sysrq-trigger
     sleep 10
@@ -44,7 +53,7 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=$msize,cache=loose,ro hostroo
 mount -t tmpfs -o mode=0755 tmpfs /rw || die "cannot mount tmpfs"
 mkdir -p /rw/upper /rw/work
 if ! mount -t overlay overlay -o lowerdir=/host,upperdir=/rw/upper,workdir=/rw/work /newroot; then
-    echo "rxe-vm(init): overlay over the host root failed; using it read-only"
+    echo "rxe-vm(init): overlay over the host root failed; using it read-only" >&2
     mount --bind /host /newroot || die "cannot bind the host root"
 fi
 
@@ -59,12 +68,13 @@ mkdir -p /newroot/run/rxe-vm /newroot/run/lock
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=$msize,cache=none rxeout /newroot/run/rxe-vm \
     || die "cannot mount the results share (9p rxeout)"
 [ -r /newroot/run/rxe-vm/boot.conf ] || die "no boot.conf in the results share"
+# shellcheck disable=SC1091 # written by scripts/rxe-vm
 . /newroot/run/rxe-vm/boot.conf
 # The --out directory: writable, at the same path as on the host.
-mkdir -p "/newroot$RXE_VM_OUT_PATH" \
-    && mount -t 9p -o trans=virtio,version=9p2000.L,msize=$msize,cache=none rxeuser "/newroot$RXE_VM_OUT_PATH" \
+mkdir -p "/newroot$RXE_VM_OUT_PATH" || die "cannot create $RXE_VM_OUT_PATH"
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=$msize,cache=none rxeuser "/newroot$RXE_VM_OUT_PATH" \
     || die "cannot mount the output directory $RXE_VM_OUT_PATH (9p rxeuser)"
-echo "$(cut -d' ' -f1 /proc/uptime)" >/newroot/run/rxe-vm/booted
+cut -d' ' -f1 /proc/uptime >/newroot/run/rxe-vm/booted
 
 # Kernel module autoloading (e.g. "crypto-crc32", "rdma-link-rxe") runs its helper in this initramfs,
 # not in the chroot: point it at the host's modprobe reading the cached kernel's module tree.
@@ -80,6 +90,7 @@ rc=$?
     || echo "$rc" >/newroot/run/rxe-vm/guest-script-status
 sync
 umount "/newroot$RXE_VM_OUT_PATH" /newroot/run/rxe-vm 2>/dev/null
+drain
 poweroff -f
 echo o >/proc/sysrq-trigger
 sleep 10
