@@ -1,0 +1,111 @@
+package io.reactiverdma.verbs;
+
+import com.sun.jna.Pointer;
+import io.reactiverdma.natives.NativeResource;
+
+import java.lang.ref.Reference;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A completion event channel ({@code struct ibv_comp_channel}): a file descriptor that becomes readable when
+ * a CQ armed with {@link CompletionQueue#requestNotify} gets a completion. {@link #getEvent} /
+ * {@link #awaitEvent} return the CQ; acknowledge with {@link CompletionQueue#ackEvents(int)}, re-arm, then
+ * poll. Closing it first closes the CQs attached to it (ibv_destroy_comp_channel fails with EBUSY while
+ * any exists).
+ */
+public final class CompletionChannel extends NativeResource {
+    private final VerbsContext context;
+    private final long address;
+    private final int fd;
+    private final ConcurrentHashMap<Long, CompletionQueue> cqs = new ConcurrentHashMap<>();
+    final Dependents attached = new Dependents();
+
+    CompletionChannel(VerbsContext context, long address) {
+        super("ibv_comp_channel on " + context.deviceName(), context);
+        this.context = context;
+        this.address = address;
+        this.fd = new Pointer(address).getInt(IbvStructs.IbvCompChannel.FD_OFFSET);
+    }
+
+    public VerbsContext context() {
+        return context;
+    }
+
+    /** The {@code struct ibv_comp_channel *}. */
+    public long address() {
+        return address;
+    }
+
+    /** The file descriptor; readable (POLLIN) when an event is pending. */
+    public int fd() {
+        ensureOpen();
+        return fd;
+    }
+
+    /** Makes {@link #getEvent()} return null instead of blocking when no event is pending (O_NONBLOCK). */
+    public void setNonBlocking(boolean nonBlocking) {
+        ensureOpen();
+        Fds.setNonBlocking(fd, nonBlocking, description());
+    }
+
+    void attach(CompletionQueue cq) {
+        cqs.put(cq.address(), cq);
+        attached.add(cq);
+    }
+
+    void detach(CompletionQueue cq) {
+        cqs.remove(cq.address());
+        attached.remove(cq);
+    }
+
+    /**
+     * {@code ibv_get_cq_event}: waits for the next event and returns its CQ (which must be acknowledged
+     * with {@link CompletionQueue#ackEvents(int)}). With {@link #setNonBlocking(boolean) O_NONBLOCK} set,
+     * returns null when none is pending.
+     */
+    public CompletionQueue getEvent() {
+        ensureOpen();
+        ByteBuffer out = Buffers.allocate(16);
+        long a = Buffers.address(out);
+        int rc = LibIbverbs.ibv_get_cq_event(address, a, a + 8);
+        if (rc != 0) {
+            int errno = com.sun.jna.Native.getLastError();
+            if (errno == io.reactiverdma.natives.Errno.EAGAIN) {
+                return null;
+            }
+            throw new io.reactiverdma.natives.NativeCallException("ibv_get_cq_event", errno, description());
+        }
+        long cqAddress = out.getLong(0);
+        Reference.reachabilityFence(out);
+        CompletionQueue cq = cqs.get(cqAddress);
+        if (cq == null) {
+            // A CQ not created through this library (rare): acknowledge so nothing waits for it.
+            LibIbverbs.ibv_ack_cq_events(cqAddress, 1);
+            throw new IllegalStateException("completion event for an unknown CQ 0x" + Long.toHexString(cqAddress));
+        }
+        cq.eventReceived();
+        return cq;
+    }
+
+    /**
+     * Waits at most {@code timeout} (poll(2) on the fd) for an event; returns its CQ (to acknowledge), or
+     * null when none arrived in time.
+     */
+    public CompletionQueue awaitEvent(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        ensureOpen();
+        if (!Fds.awaitReadable(fd, timeout, description())) {
+            return null;
+        }
+        return getEvent();
+    }
+
+    @Override
+    protected void release() {
+        attached.closeAll();
+        Failures.check("ibv_destroy_comp_channel", LibIbverbs.ibv_destroy_comp_channel(address));
+    }
+}

@@ -1,0 +1,58 @@
+package io.reactiverdma.verbs;
+
+import com.sun.jna.Native;
+import io.reactiverdma.natives.Errno;
+import io.reactiverdma.natives.NativeCallException;
+
+import java.lang.ref.Reference;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+
+/** poll(2) and O_NONBLOCK on the file descriptors of completion channels and async events. */
+final class Fds {
+    private Fds() {
+    }
+
+    /** Waits until {@code fd} is readable or the timeout passes (EINTR retried); true when readable. */
+    static boolean awaitReadable(int fd, Duration timeout, String what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        ByteBuffer pfd = Buffers.allocate(8);
+        long a = Buffers.address(pfd);
+        try {
+            while (true) {
+                long left = deadline - System.nanoTime();
+                int ms = left <= 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, (left + 999_999) / 1_000_000);
+                pfd.putInt(0, fd);
+                pfd.putShort(4, LibC.POLLIN);
+                pfd.putShort(6, (short) 0);
+                int rc = LibC.poll(a, 1, ms);
+                if (rc > 0) {
+                    return true;
+                }
+                if (rc == 0) {
+                    if (System.nanoTime() - deadline >= 0) {
+                        return false;
+                    }
+                    continue;
+                }
+                int errno = Native.getLastError();
+                if (errno != Errno.EINTR) {
+                    throw new NativeCallException("poll", errno, what);
+                }
+            }
+        } finally {
+            Reference.reachabilityFence(pfd);
+        }
+    }
+
+    static void setNonBlocking(int fd, boolean nonBlocking, String what) {
+        int flags = LibC.fcntl(fd, LibC.F_GETFL, 0);
+        if (flags < 0) {
+            throw new NativeCallException("fcntl(F_GETFL)", Native.getLastError(), what);
+        }
+        int updated = nonBlocking ? flags | LibC.O_NONBLOCK : flags & ~LibC.O_NONBLOCK;
+        if (updated != flags && LibC.fcntl(fd, LibC.F_SETFL, updated) < 0) {
+            throw new NativeCallException("fcntl(F_SETFL)", Native.getLastError(), what);
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package io.reactiverdma.verbs;
+
+import com.sun.jna.Native;
+
+/** The few libc functions the verbs wrappers need (direct mapping, pointers as addresses). */
+final class LibC {
+    static {
+        Native.register(LibC.class, "c");
+    }
+
+    static final short POLLIN = 0x001;
+    static final int F_GETFL = 3;
+    static final int F_SETFL = 4;
+    static final int O_NONBLOCK = 04000;
+    static final int RLIMIT_MEMLOCK = 8;
+
+    private LibC() {
+    }
+
+    /** {@code int poll(struct pollfd *fds, nfds_t nfds, int timeout)}. */
+    static native int poll(long fds, long nfds, int timeoutMillis);
+
+    /** {@code int fcntl(int fd, int cmd, int arg)} (the int-argument form). */
+    static native int fcntl(int fd, int cmd, int arg);
+
+    /** {@code int getrlimit(int resource, struct rlimit *rlim)}. */
+    static native int getrlimit(int resource, long rlimit);
+
+    /** {@code int close(int fd)}: used by the tests to check that errno survives a direct-mapped call. */
+    static native int close(int fd);
+}

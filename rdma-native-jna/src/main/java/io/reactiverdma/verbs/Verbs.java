@@ -1,0 +1,63 @@
+package io.reactiverdma.verbs;
+
+import com.sun.jna.Function;
+
+/**
+ * Process-wide libibverbs functions: fork safety and the status/event/state strings.
+ */
+public final class Verbs {
+    private Verbs() {
+    }
+
+    /** {@code enum ibv_fork_status}. */
+    public enum ForkStatus {
+        DISABLED, ENABLED, UNNEEDED, UNKNOWN
+    }
+
+    /**
+     * {@code ibv_fork_init()}: makes registered memory safe across {@code fork()} (madvise DONTFORK on every
+     * registration). Must be called before any device is opened or memory is registered; costs a little
+     * per registration. Not needed on kernels with copy-on-fork for pinned pages (5.13+):
+     * {@link #forkStatus()} then says UNNEEDED. The environment variable RDMAV_FORK_SAFE=1 does the same.
+     *
+     * @throws io.reactiverdma.natives.NativeCallException when libibverbs refuses (EINVAL: called too late)
+     */
+    public static void forkInit() {
+        Failures.check("ibv_fork_init", LibIbverbs.ibv_fork_init());
+    }
+
+    /** {@code ibv_is_fork_initialized()} (rdma-core 35+); UNKNOWN when this libibverbs lacks it. */
+    public static ForkStatus forkStatus() {
+        Function f = LibIbverbs.optional("ibv_is_fork_initialized");
+        if (f == null) {
+            return ForkStatus.UNKNOWN;
+        }
+        int v = f.invokeInt(new Object[0]);
+        return v >= 0 && v <= 2 ? ForkStatus.values()[v] : ForkStatus.UNKNOWN;
+    }
+
+    /** {@code ibv_wc_status_str}: "success", "remote access error" ... */
+    public static String wcStatusStr(int status) {
+        return LibIbverbs.ibv_wc_status_str(status);
+    }
+
+    /** {@code ibv_event_type_str}: "local work queue catastrophic error", "SRQ limit reached" ... */
+    public static String eventTypeStr(int eventType) {
+        return LibIbverbs.ibv_event_type_str(eventType);
+    }
+
+    /** {@code ibv_port_state_str}: "active", "down", "init" ... */
+    public static String portStateStr(int portState) {
+        return LibIbverbs.ibv_port_state_str(portState);
+    }
+
+    /** {@code ibv_node_type_str}: "InfiniBand channel adapter" ... */
+    public static String nodeTypeStr(int nodeType) {
+        return LibIbverbs.ibv_node_type_str(nodeType);
+    }
+
+    /** {@code ibv_inc_rkey}: the rkey with its low 8 bits (the key tag) incremented, for binding MWs. */
+    public static int incRkey(int rkey) {
+        return (rkey & ~0xff) | ((rkey + 1) & 0xff);
+    }
+}
