@@ -1,6 +1,9 @@
 package io.reactiverdma.verbs;
 
+import com.sun.jna.Native;
 import com.sun.jna.Pointer;
+import io.reactiverdma.natives.Errno;
+import io.reactiverdma.natives.NativeCallException;
 import io.reactiverdma.natives.NativeResource;
 
 import java.lang.ref.Reference;
@@ -72,11 +75,11 @@ public final class CompletionChannel extends NativeResource {
         long a = Buffers.address(out);
         int rc = LibIbverbs.ibv_get_cq_event(address, a, a + 8);
         if (rc != 0) {
-            int errno = com.sun.jna.Native.getLastError();
-            if (errno == io.reactiverdma.natives.Errno.EAGAIN) {
+            int errno = Native.getLastError();
+            if (errno == Errno.EAGAIN) {
                 return null;
             }
-            throw new io.reactiverdma.natives.NativeCallException("ibv_get_cq_event", errno, description());
+            throw new NativeCallException("ibv_get_cq_event", errno, description());
         }
         long cqAddress = out.getLong(0);
         Reference.reachabilityFence(out);

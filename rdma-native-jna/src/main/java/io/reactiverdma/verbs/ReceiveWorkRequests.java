@@ -149,6 +149,7 @@ public final class ReceiveWorkRequests {
 
     public ReceiveWorkRequests sge(int i, MemoryRegion mr, long offset, int length) {
         Objects.requireNonNull(mr, "mr");
+        mr.ensureOpen();
         mr.checkRange(offset, length);
         return sge(i, mr.address() + offset, length, mr.lkey());
     }

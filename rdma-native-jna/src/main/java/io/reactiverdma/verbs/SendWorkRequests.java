@@ -208,6 +208,7 @@ public final class SendWorkRequests {
     /** Appends {@code length} bytes at {@code offset} of a memory region as an SGE of work request i. */
     public SendWorkRequests sge(int i, MemoryRegion mr, long offset, int length) {
         Objects.requireNonNull(mr, "mr");
+        mr.ensureOpen();
         mr.checkRange(offset, length);
         return sge(i, mr.address() + offset, length, mr.lkey());
     }
