@@ -1,0 +1,368 @@
+package io.reactiverdma.cm;
+
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import io.reactiverdma.natives.Errno;
+import io.reactiverdma.natives.NativeCallException;
+import io.reactiverdma.natives.NativeResource;
+import io.reactiverdma.verbs.CompletionQueue;
+import io.reactiverdma.verbs.ProtectionDomain;
+import io.reactiverdma.verbs.QpInitAttributes;
+import io.reactiverdma.verbs.QueuePair;
+import io.reactiverdma.verbs.VerbsContext;
+
+import java.lang.ref.Reference;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * An rdma_cm identifier ({@code struct rdma_cm_id}), the rdma_cm counterpart of a socket. Every call is
+ * asynchronous in librdmacm's sense: it starts an operation whose outcome arrives as a {@link CmEvent} on
+ * the id's {@link EventChannel} (ADDR_RESOLVED, ROUTE_RESOLVED, ESTABLISHED, REJECTED ...).
+ *
+ * <p>Active side: {@link #resolveAddress} → ADDR_RESOLVED → {@link #resolveRoute} → ROUTE_RESOLVED →
+ * {@link #createQueuePair} → {@link #connect} → ESTABLISHED (or REJECTED / UNREACHABLE / CONNECT_ERROR).
+ * Passive side: {@link #bind} → {@link #listen} → CONNECT_REQUEST carrying a new id →
+ * {@link #createQueuePair} on it → {@link #accept} (or {@link #reject}) → ESTABLISHED.
+ *
+ * <p>Closing destroys the QP created on it first, then the id ({@code rdma_destroy_id}); closing twice is
+ * harmless; any call after close throws {@link io.reactiverdma.natives.ClosedResourceException}, in any
+ * state (also before the id ever connected).
+ */
+public final class RdmaCmId extends NativeResource {
+    /** One borrowed wrapper per ibv_context librdmacm opened, shared by every id on that device. */
+    private static final Map<Long, VerbsContext> CONTEXTS = new ConcurrentHashMap<>();
+
+    private final EventChannel channel;
+    private final long address;
+    private final PortSpace portSpace;
+    private final ByteBuffer scratch = NativeMemory.allocate(512);
+    private volatile QueuePair queuePair;
+
+    private RdmaCmId(EventChannel channel, long address, PortSpace portSpace, String description) {
+        super(description, channel);
+        this.channel = channel;
+        this.address = address;
+        this.portSpace = portSpace;
+        channel.register(this);
+    }
+
+    /** {@code rdma_create_id} on {@code channel} for {@code portSpace}. */
+    public static RdmaCmId create(EventChannel channel, PortSpace portSpace) {
+        Objects.requireNonNull(channel, "channel");
+        Objects.requireNonNull(portSpace, "portSpace");
+        channel.ensureOpen();
+        ByteBuffer out = NativeMemory.allocate(8);
+        int rc = LibRdmacm.rdma_create_id(channel.address(), NativeMemory.address(out), 0, portSpace.value());
+        long id = out.getLong(0);
+        Reference.reachabilityFence(out);
+        if (rc != 0) {
+            throw new NativeCallException("rdma_create_id", Native.getLastError(), portSpace.toString());
+        }
+        return new RdmaCmId(channel, id, portSpace, "rdma_cm_id 0x" + Long.toHexString(id) + " (" + portSpace + ")");
+    }
+
+    /** Wraps the new id a CONNECT_REQUEST carries; the caller owns it. */
+    static RdmaCmId adoptRequest(EventChannel channel, long id, PortSpace portSpace) {
+        return new RdmaCmId(channel, id, portSpace,
+                "rdma_cm_id 0x" + Long.toHexString(id) + " (" + portSpace + ", connect request)");
+    }
+
+    /** The {@code struct rdma_cm_id *} address. */
+    public long address() {
+        return address;
+    }
+
+    public PortSpace portSpace() {
+        return portSpace;
+    }
+
+    public EventChannel channel() {
+        return channel;
+    }
+
+    private ByteBuffer idView() {
+        return NativeMemory.view(address, CmStructs.CmId.SIZE);
+    }
+
+    /** {@code rdma_bind_addr}: binds to a local address (port 0 = any free port; see {@link #localAddress()}). */
+    public void bind(InetSocketAddress local) {
+        Objects.requireNonNull(local, "local");
+        ensureOpen();
+        SocketAddresses.write(local, scratch, 0);
+        check("rdma_bind_addr", LibRdmacm.rdma_bind_addr(address, NativeMemory.address(scratch)), "to " + local);
+    }
+
+    /**
+     * {@code rdma_resolve_addr}: starts resolving {@code destination} to an RDMA device and address;
+     * ADDR_RESOLVED or ADDR_ERROR follows on the channel within {@code timeoutMs}.
+     *
+     * @param sourceOrNull local address to bind to first, or null for the routing table's choice
+     * @param timeoutMs    1..Integer.MAX_VALUE: a finite limit
+     */
+    public void resolveAddress(InetSocketAddress sourceOrNull, InetSocketAddress destination, int timeoutMs) {
+        Objects.requireNonNull(destination, "destination");
+        checkTimeout(timeoutMs);
+        ensureOpen();
+        long base = NativeMemory.address(scratch);
+        long src = 0;
+        if (sourceOrNull != null) {
+            SocketAddresses.write(sourceOrNull, scratch, 128);
+            src = base + 128;
+        }
+        SocketAddresses.write(destination, scratch, 256);
+        check("rdma_resolve_addr", LibRdmacm.rdma_resolve_addr(address, src, base + 256, timeoutMs),
+                "to " + destination);
+    }
+
+    /** {@code rdma_resolve_route}: ROUTE_RESOLVED or ROUTE_ERROR follows within {@code timeoutMs}. */
+    public void resolveRoute(int timeoutMs) {
+        checkTimeout(timeoutMs);
+        ensureOpen();
+        check("rdma_resolve_route", LibRdmacm.rdma_resolve_route(address, timeoutMs), null);
+    }
+
+    /** {@code rdma_listen} (after {@link #bind}); CONNECT_REQUEST events follow. */
+    public void listen(int backlog) {
+        if (backlog < 0) {
+            throw new IllegalArgumentException("backlog must be >= 0, got " + backlog);
+        }
+        ensureOpen();
+        check("rdma_listen", LibRdmacm.rdma_listen(address, backlog), null);
+    }
+
+    /**
+     * The device librdmacm bound this id to (after address resolution, a bind to an RDMA address, or on a
+     * connect request's id), as a borrowed {@link VerbsContext}: allocate the PD and CQs for
+     * {@link #createQueuePair} from it. Its close never closes the device (librdmacm owns it).
+     *
+     * @throws IllegalStateException when the id is not bound to a device yet
+     */
+    public VerbsContext verbsContext() {
+        ensureOpen();
+        long verbs = idView().getLong(CmStructs.CmId.VERBS_OFFSET);
+        if (verbs == 0) {
+            throw new IllegalStateException(description() + " is not bound to an RDMA device yet: resolve an "
+                    + "address (or bind to an RDMA device's address) first");
+        }
+        return CONTEXTS.compute(verbs, (k, v) -> v != null && !v.isClosed() ? v
+                : VerbsContext.borrow(new Pointer(k), "ibv_context of librdmacm (" + deviceNameOf(k) + ")"));
+    }
+
+    private static String deviceNameOf(long verbs) {
+        return "0x" + Long.toHexString(verbs);
+    }
+
+    /** The RDMA port this id is bound to (valid with {@link #verbsContext()}). */
+    public int portNum() {
+        ensureOpen();
+        return Byte.toUnsignedInt(idView().get(CmStructs.CmId.PORT_NUM_OFFSET));
+    }
+
+    /**
+     * {@code rdma_create_qp}: creates this id's QP, moved through its states by rdma_cm itself during
+     * connect/accept. {@code pd} must come from {@link #verbsContext()}. The QP is closed with this id.
+     */
+    public QueuePair createQueuePair(ProtectionDomain pd, QpInitAttributes attributes) {
+        Objects.requireNonNull(pd, "pd");
+        Objects.requireNonNull(attributes, "attributes");
+        ensureOpen();
+        if (queuePair != null && !queuePair.isClosed()) {
+            throw new IllegalStateException(description() + " already has a QP: " + queuePair);
+        }
+        long verbs = idView().getLong(CmStructs.CmId.VERBS_OFFSET);
+        if (verbs == 0) {
+            throw new IllegalStateException(description() + " is not bound to an RDMA device yet");
+        }
+        if (pd.context().address() != verbs) {
+            throw new IllegalArgumentException("pd belongs to " + pd.context() + ", not to this id's device: "
+                    + "allocate it from verbsContext()");
+        }
+        ByteBuffer attr = NativeMemory.allocate(QpInitAttributes.SIZE);
+        attributes.writeTo(attr, 0);
+        int rc = LibRdmacm.rdma_create_qp(address, pd.address(), NativeMemory.address(attr));
+        Reference.reachabilityFence(attr);
+        check("rdma_create_qp", rc, attributes.toString());
+        long qp = idView().getLong(CmStructs.CmId.QP_OFFSET);
+        CompletionQueue recvCq = attributes.recvCq() != null ? attributes.recvCq() : attributes.sendCq();
+        long self = address;
+        QueuePair created = QueuePair.adopt(new Pointer(qp), pd, attributes.sendCq(), recvCq, attributes.srq(),
+                null, p -> LibRdmacm.rdma_destroy_qp(self));
+        queuePair = created;
+        return created;
+    }
+
+    /** The QP created by {@link #createQueuePair}, or null. */
+    public QueuePair queuePair() {
+        QueuePair qp = queuePair;
+        return qp == null || qp.isClosed() ? null : qp;
+    }
+
+    /** Destroys the QP created on this id ({@code rdma_destroy_qp}); harmless when there is none. */
+    public void destroyQueuePair() {
+        QueuePair qp = queuePair;
+        if (qp != null) {
+            qp.close();
+        }
+    }
+
+    /**
+     * {@code rdma_connect} (after ROUTE_RESOLVED): ESTABLISHED (RC: with the peer's accept private data),
+     * REJECTED (with the peer's reject private data), UNREACHABLE or CONNECT_ERROR follows.
+     */
+    public void connect(ConnParam param) {
+        Objects.requireNonNull(param, "param");
+        param.checkPrivateData("rdma_connect", portSpace == PortSpace.UDP ? ConnParam.MAX_UD_PRIVATE_DATA
+                : ConnParam.MAX_CONNECT_PRIVATE_DATA);
+        ensureOpen();
+        long base = NativeMemory.address(scratch);
+        param.writeTo(scratch, base, 0, 64);
+        check("rdma_connect", LibRdmacm.rdma_connect(address, base), param.toString());
+    }
+
+    /** {@code rdma_accept} of a CONNECT_REQUEST's id; ESTABLISHED follows. */
+    public void accept(ConnParam param) {
+        Objects.requireNonNull(param, "param");
+        param.checkPrivateData("rdma_accept", ConnParam.MAX_ACCEPT_PRIVATE_DATA);
+        ensureOpen();
+        long base = NativeMemory.address(scratch);
+        param.writeTo(scratch, base, 0, 64);
+        check("rdma_accept", LibRdmacm.rdma_accept(address, base), param.toString());
+    }
+
+    /** {@code rdma_reject} of a CONNECT_REQUEST's id; the peer sees REJECTED carrying {@code privateData}. */
+    public void reject(byte[] privateData) {
+        Objects.requireNonNull(privateData, "privateData");
+        if (privateData.length > ConnParam.MAX_REJECT_PRIVATE_DATA) {
+            throw new IllegalArgumentException("rdma_reject: privateData is " + privateData.length
+                    + " bytes, more than the " + ConnParam.MAX_REJECT_PRIVATE_DATA + " a reject carries");
+        }
+        ensureOpen();
+        scratch.put(0, privateData);
+        check("rdma_reject", LibRdmacm.rdma_reject(address, privateData.length == 0 ? 0 : NativeMemory.address(scratch),
+                (byte) privateData.length), null);
+    }
+
+    /** {@code rdma_disconnect}: DISCONNECTED follows on both sides; the QP moves to ERR (flushing its work). */
+    public void disconnect() {
+        ensureOpen();
+        check("rdma_disconnect", LibRdmacm.rdma_disconnect(address), null);
+    }
+
+    /** {@code rdma_migrate_id}: moves this id's events to {@code target}. */
+    public void migrate(EventChannel target) {
+        Objects.requireNonNull(target, "target");
+        ensureOpen();
+        target.ensureOpen();
+        if (target != channel) {
+            throw new UnsupportedOperationException("migrating to another EventChannel object changes the id's "
+                    + "owner; close and recreate the id on the target channel instead");
+        }
+        check("rdma_migrate_id", LibRdmacm.rdma_migrate_id(address, target.address()), null);
+    }
+
+    /** {@code rdma_set_option(id, level, optname, &value, sizeof(int))} for the int-valued options. */
+    public void setOption(int level, int optname, int value) {
+        ensureOpen();
+        scratch.putInt(0, value);
+        check("rdma_set_option", LibRdmacm.rdma_set_option(address, level, optname, NativeMemory.address(scratch), 4),
+                "level " + level + " option " + optname + " = " + value);
+    }
+
+    /** RDMA_OPTION_ID_TOS: the type of service of this id's traffic (before resolving the route). */
+    public void setTypeOfService(int tos) {
+        if (tos < 0 || tos > 255) {
+            throw new IllegalArgumentException("tos must be 0..255, got " + tos);
+        }
+        scratch.put(0, (byte) tos);
+        ensureOpen();
+        check("rdma_set_option", LibRdmacm.rdma_set_option(address, 0, 0, NativeMemory.address(scratch), 1),
+                "RDMA_OPTION_ID_TOS");
+    }
+
+    /** RDMA_OPTION_ID_REUSEADDR (before bind). */
+    public void setReuseAddress(boolean reuse) {
+        setOption(0, 1, reuse ? 1 : 0);
+    }
+
+    /** RDMA_OPTION_ID_AFONLY: an IPv6 listener does not take IPv4 (before bind). */
+    public void setAfOnly(boolean afOnly) {
+        setOption(0, 2, afOnly ? 1 : 0);
+    }
+
+    /** RDMA_OPTION_ID_ACK_TIMEOUT: the QP's ACK timeout exponent (4.096 us * 2^n), 1..31. */
+    public void setAckTimeout(int exponent) {
+        if (exponent < 1 || exponent > 31) {
+            throw new IllegalArgumentException("ack timeout exponent must be 1..31 (0 = infinite is refused), got "
+                    + exponent);
+        }
+        scratch.put(0, (byte) exponent);
+        ensureOpen();
+        check("rdma_set_option", LibRdmacm.rdma_set_option(address, 0, 3, NativeMemory.address(scratch), 1),
+                "RDMA_OPTION_ID_ACK_TIMEOUT");
+    }
+
+    /** {@code rdma_join_multicast} (after address resolution): MULTICAST_JOIN or MULTICAST_ERROR follows. */
+    public void joinMulticast(InetSocketAddress group) {
+        Objects.requireNonNull(group, "group");
+        ensureOpen();
+        SocketAddresses.write(group, scratch, 0);
+        check("rdma_join_multicast", LibRdmacm.rdma_join_multicast(address, NativeMemory.address(scratch), 0),
+                "group " + group);
+    }
+
+    /** {@code rdma_leave_multicast}. */
+    public void leaveMulticast(InetSocketAddress group) {
+        Objects.requireNonNull(group, "group");
+        ensureOpen();
+        SocketAddresses.write(group, scratch, 0);
+        check("rdma_leave_multicast", LibRdmacm.rdma_leave_multicast(address, NativeMemory.address(scratch)),
+                "group " + group);
+    }
+
+    /** The local address ({@code rdma_get_local_addr}), or null before bind/resolve. */
+    public InetSocketAddress localAddress() {
+        ensureOpen();
+        return SocketAddresses.read(idView(), CmStructs.CmId.SRC_ADDR_OFFSET);
+    }
+
+    /** The peer's address ({@code rdma_get_peer_addr}), or null before resolve/connect. */
+    public InetSocketAddress peerAddress() {
+        ensureOpen();
+        return SocketAddresses.read(idView(), CmStructs.CmId.DST_ADDR_OFFSET);
+    }
+
+    private static void checkTimeout(int timeoutMs) {
+        if (timeoutMs <= 0) {
+            throw new IllegalArgumentException("timeoutMs must be positive (a finite limit), got " + timeoutMs);
+        }
+    }
+
+    private void check(String call, int rc, String detail) {
+        Reference.reachabilityFence(scratch);
+        if (rc != 0) {
+            int errno = Native.getLastError();
+            String what = description() + (detail != null ? " " + detail : "");
+            if (errno == Errno.EINVAL && "rdma_create_qp".equals(call)) {
+                what += " (the id may not be bound to a device yet, or the attributes exceed the device's limits)";
+            }
+            throw new NativeCallException(call, errno, what);
+        }
+    }
+
+    @Override
+    protected void release() {
+        try {
+            destroyQueuePair();
+        } finally {
+            channel.unregister(this, address);
+            int rc = LibRdmacm.rdma_destroy_id(address);
+            if (rc != 0) {
+                throw new NativeCallException("rdma_destroy_id", Native.getLastError(), description());
+            }
+        }
+    }
+}
