@@ -18,8 +18,8 @@ import java.util.function.Consumer;
  * {@link #toInit} → {@link #toRtr} → {@link #toRts}, each applying the attribute mask the QP type needs.
  *
  * <p>{@link #postSend(SendWorkRequests)} and {@link #postReceive(ReceiveWorkRequests)} call the provider's
- * {@code ops.post_send} / {@code ops.post_recv} through cached JNA {@link Function}s, reusing one argument
- * array and pre-built pointers: a post allocates nothing of its own. Sends are serialised by one lock and
+ * {@code ops.post_send} / {@code ops.post_recv} through libffi with per-QP argument frames (fallback: cached
+ * JNA {@link Function}s, reusing one argument array and pre-built pointers): a post allocates nothing. Sends are serialised by one lock and
  * receives by another, so any thread may post.
  */
 public final class QueuePair extends NativeResource {
@@ -39,6 +39,11 @@ public final class QueuePair extends NativeResource {
     private final Function postRecvFn;
     private final Object[] sendArgs;
     private final Object[] recvArgs;
+    /** libffi frames (null: the Function path); guarded by sendArgs / recvArgs. */
+    private final FfiCall.Frame sendFrame;
+    private final FfiCall.Frame recvFrame;
+    private final long postSendAddress;
+    private final long postRecvAddress;
 
     QueuePair(ProtectionDomain pd, long address, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq,
             QpCapabilities capabilities, String description, Consumer<Pointer> destroyer) {
@@ -58,6 +63,17 @@ public final class QueuePair extends NativeResource {
         this.postRecvFn = context.postRecv;
         this.sendArgs = new Object[] {pointer, null, null};
         this.recvArgs = new Object[] {pointer, null, null};
+        this.postSendAddress = context.postSendAddress;
+        this.postRecvAddress = context.postRecvAddress;
+        if (FfiCall.useFfi()) {
+            sendFrame = new FfiCall.Frame(3);
+            sendFrame.putLong(0, address);
+            recvFrame = new FfiCall.Frame(3);
+            recvFrame.putLong(0, address);
+        } else {
+            sendFrame = null;
+            recvFrame = null;
+        }
         sendCq.users.add(this);
         recvCq.users.add(this);
         if (srq != null) {
@@ -261,9 +277,15 @@ public final class QueuePair extends NativeResource {
         int rc;
         synchronized (sendArgs) {
             wrs.clearBadWr();
-            sendArgs[1] = wrs.pointer;
-            sendArgs[2] = wrs.badWrPointer;
-            rc = postSendFn.invokeInt(sendArgs);
+            if (sendFrame != null) {
+                sendFrame.putLong(1, wrs.address());
+                sendFrame.putLong(2, wrs.badWrAddress());
+                rc = sendFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_PTR_PTR), postSendAddress);
+            } else {
+                sendArgs[1] = wrs.pointer;
+                sendArgs[2] = wrs.badWrPointer;
+                rc = postSendFn.invokeInt(sendArgs);
+            }
         }
         Reference.reachabilityFence(wrs);
         if (rc != 0) {
@@ -288,9 +310,15 @@ public final class QueuePair extends NativeResource {
         int rc;
         synchronized (recvArgs) {
             wrs.clearBadWr();
-            recvArgs[1] = wrs.pointer;
-            recvArgs[2] = wrs.badWrPointer;
-            rc = postRecvFn.invokeInt(recvArgs);
+            if (recvFrame != null) {
+                recvFrame.putLong(1, wrs.address());
+                recvFrame.putLong(2, wrs.badWrAddress());
+                rc = recvFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_PTR_PTR), postRecvAddress);
+            } else {
+                recvArgs[1] = wrs.pointer;
+                recvArgs[2] = wrs.badWrPointer;
+                rc = postRecvFn.invokeInt(recvArgs);
+            }
         }
         Reference.reachabilityFence(wrs);
         if (rc != 0) {

@@ -199,6 +199,10 @@ public final class ReceiveWorkRequests {
         return (int) ((bad - address) / SIZE);
     }
 
+    long badWrAddress() {
+        return address + badWrOffset;
+    }
+
     void clearBadWr() {
         buffer.putLong(badWrOffset, 0L);
     }

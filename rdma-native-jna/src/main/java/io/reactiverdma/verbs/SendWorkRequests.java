@@ -375,6 +375,10 @@ public final class SendWorkRequests {
         return (int) ((bad - address) / SIZE);
     }
 
+    long badWrAddress() {
+        return address + badWrOffset;
+    }
+
     void clearBadWr() {
         buffer.putLong(badWrOffset, 0L);
     }

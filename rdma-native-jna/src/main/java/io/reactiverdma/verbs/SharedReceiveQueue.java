@@ -12,7 +12,7 @@ import java.util.Objects;
  * A shared receive queue ({@code struct ibv_srq}): one pool of receive work requests for many QPs (created
  * with {@link QpInitAttributes#srq}). Closing it first closes the QPs using it (ibv_destroy_srq fails with
  * EBUSY while one exists). Posts go through the provider's {@code ops.post_srq_recv} with a reused argument
- * array, serialised by a lock.
+ * frame (see {@link QueuePair}), serialised by a lock.
  */
 public final class SharedReceiveQueue extends NativeResource {
     private final ProtectionDomain pd;
@@ -21,6 +21,9 @@ public final class SharedReceiveQueue extends NativeResource {
     private final SrqAttributes granted;
     private final Function postFn;
     private final Object[] postArgs;
+    /** libffi frame (null: the Function path); guarded by postArgs. */
+    private final FfiCall.Frame postFrame;
+    private final long postFnAddress;
     final Dependents users = new Dependents();
 
     SharedReceiveQueue(ProtectionDomain pd, long address, SrqAttributes granted) {
@@ -31,6 +34,13 @@ public final class SharedReceiveQueue extends NativeResource {
         this.granted = granted;
         this.postFn = pd.context().postSrqRecv;
         this.postArgs = new Object[] {pointer, null, null};
+        this.postFnAddress = pd.context().postSrqRecvAddress;
+        if (FfiCall.useFfi()) {
+            postFrame = new FfiCall.Frame(3);
+            postFrame.putLong(0, address);
+        } else {
+            postFrame = null;
+        }
         pd.context().register(address, this);
     }
 
@@ -62,9 +72,15 @@ public final class SharedReceiveQueue extends NativeResource {
         int rc;
         synchronized (postArgs) {
             wrs.clearBadWr();
-            postArgs[1] = wrs.pointer;
-            postArgs[2] = wrs.badWrPointer;
-            rc = postFn.invokeInt(postArgs);
+            if (postFrame != null) {
+                postFrame.putLong(1, wrs.address());
+                postFrame.putLong(2, wrs.badWrAddress());
+                rc = postFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_PTR_PTR), postFnAddress);
+            } else {
+                postArgs[1] = wrs.pointer;
+                postArgs[2] = wrs.badWrPointer;
+                rc = postFn.invokeInt(postArgs);
+            }
         }
         Reference.reachabilityFence(wrs);
         if (rc != 0) {

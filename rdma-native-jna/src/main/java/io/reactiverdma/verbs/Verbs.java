@@ -1,9 +1,11 @@
 package io.reactiverdma.verbs;
 
 import com.sun.jna.Function;
+import io.reactiverdma.natives.RdmaNative;
 
 /**
- * Process-wide libibverbs functions: fork safety and the status/event/state strings.
+ * Process-wide libibverbs functions: fork safety and the status/event/state strings. Each throws
+ * {@link io.reactiverdma.natives.RdmaUnavailableException} when libibverbs is not installed.
  */
 public final class Verbs {
     private Verbs() {
@@ -20,14 +22,17 @@ public final class Verbs {
      * per registration. Not needed on kernels with copy-on-fork for pinned pages (5.13+):
      * {@link #forkStatus()} then says UNNEEDED. The environment variable RDMAV_FORK_SAFE=1 does the same.
      *
-     * @throws io.reactiverdma.natives.NativeCallException when libibverbs refuses (EINVAL: called too late)
+     * @throws io.reactiverdma.natives.NativeCallException when libibverbs refuses: EINVAL when memory was already
+     *                                                     registered without it (too late)
      */
     public static void forkInit() {
+        RdmaNative.ensureLibraries();
         Failures.check("ibv_fork_init", LibIbverbs.ibv_fork_init());
     }
 
     /** {@code ibv_is_fork_initialized()} (rdma-core 35+); UNKNOWN when this libibverbs lacks it. */
     public static ForkStatus forkStatus() {
+        RdmaNative.ensureLibraries();
         Function f = LibIbverbs.optional("ibv_is_fork_initialized");
         if (f == null) {
             return ForkStatus.UNKNOWN;
@@ -38,22 +43,36 @@ public final class Verbs {
 
     /** {@code ibv_wc_status_str}: "success", "remote access error" ... */
     public static String wcStatusStr(int status) {
+        RdmaNative.ensureLibraries();
         return LibIbverbs.ibv_wc_status_str(status);
     }
 
     /** {@code ibv_event_type_str}: "local work queue catastrophic error", "SRQ limit reached" ... */
     public static String eventTypeStr(int eventType) {
+        RdmaNative.ensureLibraries();
         return LibIbverbs.ibv_event_type_str(eventType);
     }
 
     /** {@code ibv_port_state_str}: "active", "down", "init" ... */
     public static String portStateStr(int portState) {
+        RdmaNative.ensureLibraries();
         return LibIbverbs.ibv_port_state_str(portState);
     }
 
     /** {@code ibv_node_type_str}: "InfiniBand channel adapter" ... */
     public static String nodeTypeStr(int nodeType) {
+        RdmaNative.ensureLibraries();
         return LibIbverbs.ibv_node_type_str(nodeType);
+    }
+
+    /**
+     * How post_send / post_recv / post_srq_recv / poll_cq / req_notify_cq reach the provider: "libffi
+     * (Native.ffi_call)" normally, or "JNA Function.invokeInt (reason)" when the direct libffi path is
+     * unavailable or disabled with {@code -Dio.reactiverdma.verbs.ffiCall=false}.
+     */
+    public static String dataPathCalls() {
+        return FfiCall.useFfi() ? "libffi (Native.ffi_call, per-object argument frames)"
+                : "JNA Function.invokeInt (" + (FfiCall.AVAILABLE ? "disabled" : String.valueOf(FfiCall.UNAVAILABLE_CAUSE)) + ")";
     }
 
     /** {@code ibv_inc_rkey}: the rkey with its low 8 bits (the key tag) incremented, for binding MWs. */

@@ -22,8 +22,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * the CQs they use, then PDs ...) and then the device.
  *
  * <p>It also caches the provider's function pointers from {@code ibv_context->ops} ({@code post_send},
- * {@code post_recv}, {@code post_srq_recv}, {@code poll_cq}, {@code req_notify_cq}, memory window ops) as JNA
- * {@link Function}s: those verbs are static inlines in verbs.h that no library exports.
+ * {@code post_recv}, {@code post_srq_recv}, {@code poll_cq}, {@code req_notify_cq}, memory window ops), read
+ * once: those verbs are static inlines in verbs.h that no library exports. The data-path ones are called
+ * through libffi directly ({@code Native.ffi_call} with per-object argument frames: one JNI transition, no
+ * allocation), or through cached JNA {@link Function}s with reused argument arrays when that is unavailable
+ * ({@link Verbs#dataPathCalls()}).
  *
  * <p>{@link #borrow} wraps a context someone else owns (librdmacm's {@code cm_id->verbs}).
  */
@@ -42,6 +45,12 @@ public final class VerbsContext extends NativeResource {
     final Function deallocMw;
     final Function bindMw;
     private final Function queryPortExtended;
+    /** Addresses of the data-path ops, for {@link FfiCall}. */
+    final long pollCqAddress;
+    final long reqNotifyCqAddress;
+    final long postSendAddress;
+    final long postRecvAddress;
+    final long postSrqRecvAddress;
 
     /** QPs, CQs and SRQs by address, to name the object of an async event. */
     private final ConcurrentHashMap<Long, NativeResource> objects = new ConcurrentHashMap<>();
@@ -63,6 +72,11 @@ public final class VerbsContext extends NativeResource {
         this.deallocMw = op(IbvStructs.IbvContext.OPS_DEALLOC_MW_OFFSET);
         this.bindMw = op(IbvStructs.IbvContext.OPS_BIND_MW_OFFSET);
         this.queryPortExtended = extendedOp(IbvStructs.VerbsContextLayout.QUERY_PORT_OFFSET);
+        this.pollCqAddress = pointer.getLong(IbvStructs.IbvContext.OPS_POLL_CQ_OFFSET);
+        this.reqNotifyCqAddress = pointer.getLong(IbvStructs.IbvContext.OPS_REQ_NOTIFY_CQ_OFFSET);
+        this.postSendAddress = pointer.getLong(IbvStructs.IbvContext.OPS_POST_SEND_OFFSET);
+        this.postRecvAddress = pointer.getLong(IbvStructs.IbvContext.OPS_POST_RECV_OFFSET);
+        this.postSrqRecvAddress = pointer.getLong(IbvStructs.IbvContext.OPS_POST_SRQ_RECV_OFFSET);
     }
 
     /**
@@ -75,6 +89,7 @@ public final class VerbsContext extends NativeResource {
     public static VerbsContext borrow(Pointer ibvContext, String description) {
         Objects.requireNonNull(ibvContext, "ibvContext");
         Objects.requireNonNull(description, "description");
+        io.reactiverdma.natives.RdmaNative.ensureLibraries();
         long ctx = Pointer.nativeValue(ibvContext);
         if (ctx == 0) {
             throw new IllegalArgumentException("ibvContext is NULL");

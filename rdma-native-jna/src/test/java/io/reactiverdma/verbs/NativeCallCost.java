@@ -9,7 +9,10 @@ import java.nio.ByteBuffer;
 import java.util.Locale;
 
 /**
- * Mean cost of one call into native code through the mechanisms the verbs bindings use, after warm-up:
+ * Mean cost of one call into native code through the mechanisms the verbs bindings use, after warm-up.
+ * (a) and (b) are measured twice: through libffi directly (what the bindings use: {@code Native.ffi_call}
+ * with per-object argument frames) and through JNA {@link Function#invokeInt} with a reused argument array
+ * (the fallback).
  * <ol>
  *   <li>{@code ibv_post_send} through the provider's cached {@code ops.post_send} function pointer
  *       ({@link QueuePair#postSend}): an 8-byte RDMA WRITE on a loopback RC QP pair, 63 unsignaled and 1
@@ -18,9 +21,10 @@ import java.util.Locale;
  *       with a system call on every post;</li>
  *   <li>{@code ibv_poll_cq} of an empty CQ through the cached {@code ops.poll_cq} pointer
  *       ({@link CompletionQueue#poll}): provider work is a read of the shared queue's indexes, no syscall;</li>
- *   <li>the same JNA mechanism ({@link Function#invokeInt} with a reused argument array) on libc's
- *       {@code labs}, resolved as a function pointer: the bare cost of JNA's function-pointer call;</li>
- *   <li>for comparison, libc's {@code labs} through JNA direct mapping (what {@link LibIbverbs} uses).</li>
+ *   <li>the same two mechanisms on libc's {@code labs}, resolved as a function pointer: the bare cost of
+ *       the call, without provider work;</li>
+ *   <li>for comparison, libc's {@code labs} through JNA direct mapping (what {@link LibIbverbs} uses for
+ *       the exported, non-data-path verbs).</li>
  * </ol>
  * (a) and (b) need an RDMA device (run in the VM: {@code scripts/rxe-vm -- java -cp ... NativeCallCost});
  * (c) and (d) run anywhere. Argument: seconds to measure each (default 3; warm-up is the same again).
@@ -38,6 +42,7 @@ public final class NativeCallCost {
         System.out.printf(Locale.ROOT, "NativeCallCost: java %s, %s, %d CPUs, %.1f s warm-up + %.1f s per measurement%n",
                 System.getProperty("java.version"), System.getProperty("os.arch"),
                 Runtime.getRuntime().availableProcessors(), seconds, seconds);
+        System.out.println("data-path calls: " + Verbs.dataPathCalls());
         if (RdmaNative.isAvailable()) {
             deviceCalls();
         } else {
@@ -47,6 +52,16 @@ public final class NativeCallCost {
     }
 
     private static void deviceCalls() {
+        if (FfiCall.AVAILABLE) {
+            FfiCall.enabled = true;
+            deviceCalls("libffi");
+        }
+        FfiCall.enabled = false;
+        deviceCalls("JNA Function");
+        FfiCall.enabled = FfiCall.AVAILABLE;
+    }
+
+    private static void deviceCalls(String how) {
         String name = System.getenv("RXE_DEVICE");
         try (VerbsContext ctx = VerbsDevice.open(name == null || name.isBlank() ? null : name);
              ProtectionDomain pd = ctx.allocPd();
@@ -70,13 +85,13 @@ public final class NativeCallCost {
 
             PostResult warm = postSend(a, cqA, unsignaled, signaled, wcs, seconds);
             PostResult post = postSend(a, cqA, unsignaled, signaled, wcs, seconds);
-            System.out.printf(Locale.ROOT, "(a) ibv_post_send via cached ops.post_send (8 B RDMA WRITE, loopback RC, "
-                    + "1 in 64 signaled): %.0f ns/call (%d calls; warm-up %d)%n", post.nsPerCall, post.calls, warm.calls);
+            System.out.printf(Locale.ROOT, "(a) ibv_post_send via cached ops.post_send, %s (8 B RDMA WRITE, loopback RC, "
+                    + "1 in 64 signaled): %.0f ns/call (%d calls; warm-up %d)%n", how, post.nsPerCall, post.calls, warm.calls);
 
             long warmPolls = pollEmpty(cqB, wcs, seconds)[1];
             long[] poll = pollEmpty(cqB, wcs, seconds);
-            System.out.printf(Locale.ROOT, "(b) ibv_poll_cq of an empty CQ via cached ops.poll_cq: %.0f ns/call "
-                    + "(%d calls; warm-up %d)%n", (double) poll[0] / poll[1], poll[1], warmPolls);
+            System.out.printf(Locale.ROOT, "(b) ibv_poll_cq of an empty CQ via cached ops.poll_cq, %s: %.0f ns/call "
+                    + "(%d calls; warm-up %d)%n", how, (double) poll[0] / poll[1], poll[1], warmPolls);
         }
     }
 
@@ -137,8 +152,14 @@ public final class NativeCallCost {
         Object[] args = {Long.valueOf(-42)};
         measureFunction(labs, args, seconds); // warm-up
         long[] r = measureFunction(labs, args, seconds);
-        System.out.printf(Locale.ROOT, "(c) libc labs via JNA Function.invokeInt on its function pointer (same "
-                + "mechanism as (a)/(b)): %.0f ns/call (%d calls)%n", (double) r[0] / r[1], r[1]);
+        System.out.printf(Locale.ROOT, "(c) libc labs via JNA Function.invokeInt on its function pointer (the "
+                + "fallback of (a)/(b)): %.0f ns/call (%d calls)%n", (double) r[0] / r[1], r[1]);
+        if (FfiCall.AVAILABLE) {
+            measureFfi(seconds);
+            r = measureFfi(seconds);
+            System.out.printf(Locale.ROOT, "(c) libc labs via Native.ffi_call on its function pointer with an argument "
+                    + "frame (the mechanism of (a)/(b)): %.0f ns/call (%d calls)%n", (double) r[0] / r[1], r[1]);
+        }
         measureDirect(seconds);
         r = measureDirect(seconds);
         System.out.printf(Locale.ROOT, "(d) libc labs via JNA direct mapping (as LibIbverbs): %.0f ns/call (%d calls)%n",
@@ -157,6 +178,35 @@ public final class NativeCallCost {
             calls += 1000;
             long now = System.nanoTime();
             if (now > end) {
+                if (sink != 42L * calls) {
+                    throw new IllegalStateException("labs returned garbage");
+                }
+                return new long[] {now - t0, calls};
+            }
+        }
+    }
+
+    private static long[] measureFfi(double secs) {
+        long fn = com.sun.jna.Pointer.nativeValue(NativeLibrary.getInstance("c").getFunction("labs"));
+        ByteBuffer types = ByteBuffer.allocateDirect(64).order(java.nio.ByteOrder.nativeOrder());
+        long t = Buffers.address(types);
+        types.putLong(0, 8).putShort(8, (short) 8).putShort(10, (short) 12).putLong(16, 0); // ffi_type sint64
+        types.putLong(32, t);
+        long cif = Native.ffi_prep_cif(0, 1, t, t + 32);
+        FfiCall.Frame frame = new FfiCall.Frame(1);
+        frame.putLong(0, -42L);
+        long calls = 0;
+        long sink = 0;
+        long t0 = System.nanoTime();
+        long end = t0 + (long) (secs * 1e9);
+        while (true) {
+            for (int k = 0; k < 1000; k++) {
+                sink += frame.callInt(cif, fn);
+            }
+            calls += 1000;
+            long now = System.nanoTime();
+            if (now > end) {
+                java.lang.ref.Reference.reachabilityFence(types);
                 if (sink != 42L * calls) {
                     throw new IllegalStateException("labs returned garbage");
                 }
