@@ -198,19 +198,30 @@ public final class QpInitAttributes {
 
     /**
      * Writes a complete {@code struct ibv_qp_init_attr} (64 bytes) at {@code offset} of a native-order
-     * buffer. The CQs must be set.
+     * buffer. CQs not set are written as NULL (rdma_create_qp then uses the CQs of the rdma_cm_id);
+     * closed CQs/SRQs are refused.
      */
     public void writeTo(ByteBuffer b, int offset) {
         Objects.requireNonNull(b, "buffer");
-        validate();
         Buffers.zero(b, offset, SIZE);
         b.putLong(offset + QP_CONTEXT_OFFSET, qpContext);
-        b.putLong(offset + SEND_CQ_OFFSET, sendCq.address());
-        b.putLong(offset + RECV_CQ_OFFSET, recvCq.address());
+        b.putLong(offset + SEND_CQ_OFFSET, addressOf(sendCq));
+        b.putLong(offset + RECV_CQ_OFFSET, addressOf(recvCq));
+        if (srq != null) {
+            srq.ensureOpen();
+        }
         b.putLong(offset + SRQ_OFFSET, srq == null ? 0L : srq.address());
         new QpCapabilities(maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData).writeTo(b, offset + CAP_OFFSET);
         b.putInt(offset + QP_TYPE_OFFSET, type.value());
         b.putInt(offset + SQ_SIG_ALL_OFFSET, signalAll ? 1 : 0);
+    }
+
+    private static long addressOf(CompletionQueue cq) {
+        if (cq == null) {
+            return 0L;
+        }
+        cq.ensureOpen();
+        return cq.address();
     }
 
     /**

@@ -3,6 +3,7 @@ package io.reactiverdma.verbs;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import io.reactiverdma.natives.NativeCallException;
+import io.reactiverdma.natives.RdmaNative;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +37,7 @@ public final class VerbsDevice {
      *
      * @throws NativeCallException when ibv_get_device_list fails; ENOSYS means the kernel's RDMA user-space
      *                             interface (ib_uverbs) is missing, so no device can exist
+     * @throws io.reactiverdma.natives.RdmaUnavailableException when libibverbs is not installed
      */
     public static List<VerbsDevice> list() {
         List<VerbsDevice> result = new ArrayList<>();
@@ -142,6 +144,7 @@ public final class VerbsDevice {
     }
 
     private static void withList(Visitor visitor) {
+        RdmaNative.ensureLibraries(); // a clean RdmaUnavailableException, not an ExceptionInInitializerError
         int[] num = new int[1];
         long list = LibIbverbs.ibv_get_device_list(num);
         if (list == 0) {

@@ -216,8 +216,14 @@ class FlyweightTest {
         QpInitAttributes init = new QpInitAttributes(QpType.UD).maxSendWr(100).maxRecvWr(200).maxSendSge(3)
                 .maxRecvSge(4).maxInlineData(64).signalAll(true);
         assertEquals(QpType.UD, init.type());
-        assertThrows(NullPointerException.class, () -> init.writeTo(Buffers.allocate(QpInitAttributes.SIZE), 0),
-                "no CQs set");
+        ByteBuffer noCqs = Buffers.allocate(QpInitAttributes.SIZE);
+        noCqs.putLong(QpInitAttributes.SEND_CQ_OFFSET, -1L);
+        init.writeTo(noCqs, 0); // CQs not set: NULL, for rdma_create_qp to fill in
+        assertEquals(0L, noCqs.getLong(QpInitAttributes.SEND_CQ_OFFSET));
+        assertEquals(0L, noCqs.getLong(QpInitAttributes.RECV_CQ_OFFSET));
+        assertEquals(QpType.UD.value(), noCqs.getInt(QpInitAttributes.QP_TYPE_OFFSET));
+        assertEquals(1, noCqs.getInt(QpInitAttributes.SQ_SIG_ALL_OFFSET));
+        assertEquals(100, noCqs.getInt(QpInitAttributes.CAP_MAX_SEND_WR_OFFSET));
         assertThrows(IllegalArgumentException.class, () -> init.maxSendWr(0));
         ByteBuffer b = Buffers.allocate(QpInitAttributes.SIZE);
         new QpCapabilities(100, 200, 3, 4, 64).writeTo(b, QpInitAttributes.CAP_OFFSET);
