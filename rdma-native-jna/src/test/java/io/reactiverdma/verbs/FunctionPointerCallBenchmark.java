@@ -1,4 +1,4 @@
-package io.reactiverdma.bench;
+package io.reactiverdma.verbs;
 
 import com.sun.jna.Function;
 import com.sun.jna.Memory;
@@ -19,12 +19,13 @@ import org.openjdk.jmh.annotations.Warmup;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Host cost of the JNA calling mechanisms the verbs bindings use, measured through libc so it runs on any
+ * Host cost of the calling mechanisms the verbs bindings use, measured through libc so it runs on any
  * machine. {@code ibv_post_send}/{@code ibv_poll_cq} are static inlines that call through function
- * pointers in {@code struct ibv_context_ops}; the bindings resolve each pointer once into a
- * {@link Function} and invoke it with a reused argument array. {@code memcmp(a, b, 0)} stands in for the
- * provider function: three arguments (two pointers and a size, like {@code poll_cq(cq, n, wc)}), returns
- * an int at once, so what is measured is the call mechanism itself.
+ * pointers in {@code struct ibv_context_ops}; the bindings call each cached pointer through libffi with a
+ * call interface prepared once ({@link FfiCall}, the default), or through a cached JNA {@link Function}
+ * with a reused argument array (the fallback). {@code memcmp(a, b, 0)} stands in for the provider
+ * function: three pointer-sized arguments like {@code post_send(qp, wr, bad_wr)}, returns an int at once,
+ * so what is measured is the call mechanism itself.
  *
  * <p>Run: {@code scripts/bench-native-call} (or see docs/native-bindings.md).
  */
@@ -39,6 +40,9 @@ public class FunctionPointerCallBenchmark {
     private Object[] args;
     private Pointer a;
     private Pointer b;
+    private long memcmpAddress;
+    private long cif;
+    private FfiCall.Frame frame;
 
     /** JNA direct mapping of an exported symbol: the mechanism for every non-inline verb. */
     static final class Direct {
@@ -60,10 +64,26 @@ public class FunctionPointerCallBenchmark {
         Pointer address = NativeLibrary.getInstance("c").getGlobalVariableAddress("memcmp");
         memcmpPointer = Function.getFunction(address);
         args = new Object[] {a, b, 0L};
+        memcmpAddress = Pointer.nativeValue(address);
+        if (!FfiCall.AVAILABLE) {
+            throw new IllegalStateException("libffi path unavailable", FfiCall.UNAVAILABLE_CAUSE);
+        }
+        cif = FfiCall.cif(FfiCall.Signature.PTR_PTR_PTR);
+        frame = new FfiCall.Frame(3);
+        frame.putLong(0, Pointer.nativeValue(a));
+        frame.putLong(1, Pointer.nativeValue(b));
+        frame.putLong(2, 0L);
         Direct.memcmp(a, b, 0);
     }
 
-    /** Cached function pointer, reused Object[] argument array: how post_send/poll_cq are called. */
+    /** Cached function pointer through libffi with a prepared cif and native argument slots: the data path. */
+    @Benchmark
+    public long functionPointerPreparedFfiCall() {
+        Native.ffi_call(cif, memcmpAddress, frame.resultAddress, frame.avaluesAddress);
+        return frame.buffer.getLong(FfiCall.Frame.RESULT);
+    }
+
+    /** Cached function pointer as a JNA Function, reused Object[] arguments: the data path's fallback. */
     @Benchmark
     public int functionPointerReusedArgs() {
         return memcmpPointer.invokeInt(args);
