@@ -169,6 +169,10 @@ public final class RdmaCmId extends NativeResource {
     public QueuePair createQueuePair(ProtectionDomain pd, QpInitAttributes attributes) {
         Objects.requireNonNull(pd, "pd");
         Objects.requireNonNull(attributes, "attributes");
+        if (attributes.sendCq() == null) {
+            throw new IllegalArgumentException("attributes need a send CQ (and a receive CQ, or the send CQ is "
+                    + "used for both): create them on verbsContext()");
+        }
         ensureOpen();
         if (queuePair != null && !queuePair.isClosed()) {
             throw new IllegalStateException(description() + " already has a QP: " + queuePair);
