@@ -18,16 +18,27 @@ public final class Verbs {
 
     /**
      * {@code ibv_fork_init()}: makes registered memory safe across {@code fork()} (madvise DONTFORK on every
-     * registration). Must be called before any device is opened or memory is registered; costs a little
-     * per registration. Not needed on kernels with copy-on-fork for pinned pages (5.13+):
-     * {@link #forkStatus()} then says UNNEEDED. The environment variable RDMAV_FORK_SAFE=1 does the same.
+     * registration). Must be called before any memory is registered; costs a little per registration. Not
+     * needed on kernels that copy DMA-pinned pages on fork (Linux 5.13+): {@link #forkStatus()} then says
+     * UNNEEDED and this returns without error even when called late (rdma-core v44 would refuse a late call
+     * with EINVAL although there is nothing to do). The environment variable RDMAV_FORK_SAFE=1 does the same
+     * as calling it first thing.
      *
      * @throws io.reactiverdma.natives.NativeCallException when libibverbs refuses: EINVAL when memory was already
      *                                                     registered without it (too late)
      */
     public static void forkInit() {
         RdmaNative.ensureLibraries();
-        Failures.check("ibv_fork_init", LibIbverbs.ibv_fork_init());
+        int rc = LibIbverbs.ibv_fork_init();
+        if (rc == 0) {
+            return;
+        }
+        if (rc == io.reactiverdma.natives.Errno.EINVAL && forkStatus() == ForkStatus.UNNEEDED) {
+            return;
+        }
+        throw Failures.returned("ibv_fork_init", rc, rc == io.reactiverdma.natives.Errno.EINVAL
+                ? "called after memory was registered: call Verbs.forkInit() before opening any device, or set "
+                + "RDMAV_FORK_SAFE=1 in the environment" : null);
     }
 
     /** {@code ibv_is_fork_initialized()} (rdma-core 35+); UNKNOWN when this libibverbs lacks it. */
