@@ -264,6 +264,8 @@ public final class QueuePair extends NativeResource {
      * {@code ibv_post_send} of the whole chain (all {@code wrs.count()} work requests, in one call).
      *
      * @throws IllegalArgumentException when the chain is empty
+     * @throws io.reactiverdma.natives.ClosedResourceException when this QP, or an address handle or memory
+     *                                   window a work request names, was closed
      * @throws NativeCallException       when the provider refuses a work request (the message says which;
      *                                   requests before it were posted): ENOMEM = send queue full, EINVAL =
      *                                   bad request (too many SGEs, inline data too long, wrong opcode ...)
@@ -274,6 +276,7 @@ public final class QueuePair extends NativeResource {
             throw new IllegalArgumentException("wrs is empty: add() work requests first");
         }
         ensureOpen();
+        wrs.checkReferences();
         int rc;
         synchronized (sendArgs) {
             wrs.clearBadWr();

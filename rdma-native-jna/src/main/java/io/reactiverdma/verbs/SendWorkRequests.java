@@ -1,7 +1,9 @@
 package io.reactiverdma.verbs;
 
 import com.sun.jna.Pointer;
+import io.reactiverdma.natives.ClosedResourceException;
 import io.reactiverdma.natives.NativeField;
+import io.reactiverdma.natives.NativeResource;
 import io.reactiverdma.natives.NativeStruct;
 
 import java.nio.ByteBuffer;
@@ -102,6 +104,13 @@ public final class SendWorkRequests {
     final Pointer pointer;
     final Pointer badWrPointer;
     private int count;
+    /**
+     * Objects whose native pointers the chain holds (address handles, memory windows and their MRs), per
+     * work request, so a post can refuse a chain naming one that was closed: the provider would dereference
+     * freed memory. Null until the first such work request.
+     */
+    private NativeResource[][] referenced;
+    private int referencing;
 
     /**
      * @param capacity work requests in the chain (1..65536)
@@ -140,6 +149,10 @@ public final class SendWorkRequests {
     /** Empties the chain (the memory is reused by the next {@link #add}). */
     public SendWorkRequests clear() {
         count = 0;
+        if (referencing > 0) {
+            java.util.Arrays.fill(referenced, null);
+            referencing = 0;
+        }
         return this;
     }
 
@@ -179,6 +192,10 @@ public final class SendWorkRequests {
         }
         int i = count++;
         int o = i * SIZE;
+        if (referenced != null && referenced[i] != null) {
+            referenced[i] = null;
+            referencing--;
+        }
         Buffers.zero(buffer, o, SIZE);
         buffer.putLong(o + WR_ID_OFFSET, wrId);
         buffer.putLong(o + SG_LIST_OFFSET, maxSge == 0 ? 0L : address + sgeBase + (long) i * maxSge * Sge.SIZE);
@@ -246,6 +263,7 @@ public final class SendWorkRequests {
         buffer.putLong(o + UD_AH_OFFSET, ah.address());
         buffer.putInt(o + UD_REMOTE_QPN_OFFSET, remoteQpn);
         buffer.putInt(o + UD_REMOTE_QKEY_OFFSET, remoteQkey);
+        reference(i, ah);
         return this;
     }
 
@@ -268,6 +286,8 @@ public final class SendWorkRequests {
     public SendWorkRequests bindMw(int i, MemoryWindow mw, int newRkey, MemoryRegion mr, long addr, long length, int access) {
         Objects.requireNonNull(mw, "mw");
         Objects.requireNonNull(mr, "mr");
+        mw.ensureOpen();
+        mr.ensureOpen();
         int o = at(i);
         buffer.putLong(o + BIND_MW_MW_OFFSET, mw.address());
         buffer.putInt(o + BIND_MW_RKEY_OFFSET, newRkey);
@@ -275,7 +295,38 @@ public final class SendWorkRequests {
         buffer.putLong(o + BIND_MW_ADDR_OFFSET, addr);
         buffer.putLong(o + BIND_MW_LENGTH_OFFSET, length);
         buffer.putInt(o + BIND_MW_ACCESS_FLAGS_OFFSET, access);
+        reference(i, mw, mr);
         return this;
+    }
+
+    private void reference(int i, NativeResource... objects) {
+        if (referenced == null) {
+            referenced = new NativeResource[capacity][];
+        }
+        if (referenced[i] == null) {
+            referencing++;
+        }
+        referenced[i] = objects;
+    }
+
+    /**
+     * Throws {@link ClosedResourceException} when a work request names an address handle, memory window or
+     * memory region that was closed since: posting it would make the provider read freed memory.
+     */
+    void checkReferences() {
+        if (referencing == 0) {
+            return;
+        }
+        for (int i = 0; i < count; i++) {
+            NativeResource[] objects = referenced[i];
+            if (objects != null) {
+                for (NativeResource r : objects) {
+                    if (r.isClosed()) {
+                        throw new ClosedResourceException(r.description() + " (named by work request " + i + ")");
+                    }
+                }
+            }
+        }
     }
 
     // ----------------------------------------------------------------------------------------- reading

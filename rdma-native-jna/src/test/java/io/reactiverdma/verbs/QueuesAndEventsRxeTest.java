@@ -112,6 +112,16 @@ class QueuesAndEventsRxeTest {
         assertTrue((wcs.wcFlags(0) & WcFlags.GRH) != 0, wcs.describe(0));
         assertArrayEquals(Rxe.pattern(payload, 30), Rxe.bytes(bufB, GRH, payload));
 
+        // A chain naming a closed address handle is refused before the provider reads freed memory.
+        AddressHandle closedAh = pd.createAddressHandle(new AddressHandleAttributes().global(gid.gid(), gid.index()));
+        SendWorkRequests stale = new SendWorkRequests(1, 1);
+        int st = stale.add(26, WrOpcode.SEND, SendFlags.SIGNALED);
+        stale.sge(st, mrA, 0, 8).ud(st, closedAh, b.qpNum(), 0x1234);
+        closedAh.close();
+        io.reactiverdma.natives.ClosedResourceException cre = assertThrows(
+                io.reactiverdma.natives.ClosedResourceException.class, () -> a.postSend(stale));
+        assertTrue(cre.getMessage().contains("ibv_ah"), cre.getMessage());
+
         // Answer the sender through an address handle made from the completion and the received GRH.
         try (AddressHandle reply = pd.createAddressHandleFromWc(wcs, 0, mrB.address(), 1)) {
             recv(a, mrA, 24, 8192, GRH + 64);
