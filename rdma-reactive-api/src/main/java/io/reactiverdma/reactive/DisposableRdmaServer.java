@@ -1,0 +1,45 @@
+package io.reactiverdma.reactive;
+
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+/** A bound, listening server. Disposing stops listening and closes every connection it accepted. */
+public interface DisposableRdmaServer extends Disposable {
+    /** The address the server listens on (the port is the real one when 0 was configured). */
+    InetSocketAddress address();
+
+    default String host() {
+        return address().getHostString();
+    }
+
+    default int port() {
+        return address().getPort();
+    }
+
+    /**
+     * Every connection event of the server's connections (CONNECT_REQUEST, ESTABLISHED, DISCONNECTED ...),
+     * live: events before subscribing are not replayed. Completes when the server is disposed.
+     */
+    Flux<ConnectionEvent> connectionEvents();
+
+    /** The number of connections open now. */
+    int connectionCount();
+
+    /** Completes once the server stopped listening and every connection it accepted is closed. */
+    Mono<Void> onDispose();
+
+    /** Disposes and waits at most 30 s for {@link #onDispose()}. */
+    default void disposeNow() {
+        disposeNow(Duration.ofSeconds(30));
+    }
+
+    /** Disposes and waits at most {@code timeout} for {@link #onDispose()} (IllegalStateException on timeout). */
+    default void disposeNow(Duration timeout) {
+        dispose();
+        onDispose().block(timeout);
+    }
+}

@@ -1,0 +1,44 @@
+package io.reactiverdma.reactive;
+
+import java.util.Objects;
+
+/**
+ * An operation was refused before anything was posted, because its arguments cannot work: the message says
+ * what was wrong, and {@link #reason()} says it as a value a program can test.
+ */
+public class InvalidRequestException extends RdmaException {
+    private static final long serialVersionUID = 1L;
+
+    /** What was wrong with the request. */
+    public enum Reason {
+        /** The message is larger than the receive buffers of the side that must receive it. */
+        MESSAGE_TOO_LARGE,
+        /** A local or remote range lies (partly) outside the registered memory it names. */
+        OUTSIDE_REGION,
+        /** An atomic's target is not 8-byte aligned. */
+        MISALIGNED_ATOMIC,
+        /** An atomic's target is not exactly 8 bytes long. */
+        WRONG_ATOMIC_SIZE,
+        /** A remote region was asked for memory registered without that kind of remote access. */
+        ACCESS_NOT_GRANTED,
+        /** The buffer was released or its memory deregistered. */
+        BUFFER_RELEASED,
+        /** The buffer belongs to another device's memory than the connection's. */
+        FOREIGN_BUFFER,
+        /** The connection is closed (or closing): nothing more can be posted on it. */
+        CONNECTION_CLOSED,
+        /** An argument outside its allowed range (a size, a count, a port number ...). */
+        ILLEGAL_ARGUMENT
+    }
+
+    private final Reason reason;
+
+    public InvalidRequestException(Reason reason, String message) {
+        super(message);
+        this.reason = Objects.requireNonNull(reason, "reason");
+    }
+
+    public Reason reason() {
+        return reason;
+    }
+}

@@ -1,0 +1,112 @@
+package io.reactiverdma.reactive;
+
+import org.reactivestreams.Publisher;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * One reliable-connected RDMA connection (an RC queue pair set up by rdma_cm). Every operation is lazy: it is
+ * checked and posted when its {@code Mono} is subscribed, and its signal comes from the completion-poller
+ * thread (or the configured callback scheduler): do not block in it.
+ *
+ * <p>Common to every operation's {@code Mono}:
+ * <ul>
+ *   <li>it completes when the device reports the work request's successful completion;</li>
+ *   <li>it fails with {@link InvalidRequestException} before anything is posted when the arguments cannot
+ *       work (the reason says why); with {@link RdmaCompletionException} when the completion has an error
+ *       status; with {@link ConnectionClosedException} when the connection closed first (the operation was
+ *       refused, or posted and flushed);</li>
+ *   <li>when the send queue is full it waits for a slot (queued in order, not failed);</li>
+ *   <li>cancelling it (or a {@code timeout}) stops the signal, not the work request: buffers it uses stay
+ *       held until the device reports it done.</li>
+ * </ul>
+ * Disposing closes the connection: it disconnects, fails what is pending, completes {@link #receive()},
+ * releases every buffer and native object, then completes {@link #onDispose()}.
+ */
+public interface RdmaConnection extends Disposable {
+    /**
+     * The two-sided messages the peer sends, in order. Receive buffers are posted only for the demand the
+     * subscriber signalled (and never more than {@link RdmaOption#RECEIVE_QUEUE_DEPTH}); each message must be
+     * {@link RdmaMessage#release() released}. Completes when the connection closes; errors with
+     * {@link RdmaCompletionException} when a receive fails for a reason other than the close. One subscriber
+     * at a time: a second concurrent one gets an {@link IllegalStateException}. Cancelling stops posting new
+     * receives (those already posted stay until the close flushes them).
+     */
+    Flux<RdmaMessage> receive();
+
+    /**
+     * Sends {@code data} (from its position to its limit, not changed) as one message. The bytes are copied
+     * (inline or into a pooled registered buffer) when the {@code Mono} is subscribed: the caller may reuse
+     * {@code data} after subscribing.
+     * With credit flow control, waits for a credit from the peer.
+     *
+     * @throws NullPointerException when {@code data} is null
+     */
+    Mono<Void> send(ByteBuffer data);
+
+    /** Sends the whole registered buffer as one message, without copying it. */
+    Mono<Void> send(RegisteredBuffer data);
+
+    /**
+     * Sends every buffer {@code messages} emits, each as one message, in order. Requests from upstream only
+     * as send-queue slots and (with flow control) peer credits free up, so a fast producer is slowed to the
+     * peer's pace. Completes when upstream completed and every message's send completed; fails on the
+     * first failed send (cancelling upstream) or on an upstream error. Cancelling cancels upstream.
+     */
+    Mono<Void> send(Publisher<ByteBuffer> messages);
+
+    /** As {@link #send(ByteBuffer)}, with 32-bit immediate data the receiver sees in {@link RdmaMessage#immediate()}. */
+    Mono<Void> sendWithImmediate(ByteBuffer data, int immediate);
+
+    /** RDMA WRITE of the whole {@code local} buffer to the start of {@code remote} (one-sided: the peer's CPU is not involved). */
+    Mono<Void> write(RegisteredBuffer local, RemoteRegion remote);
+
+    /**
+     * RDMA WRITE with immediate: as {@link #write}, and the peer's {@link #receive()} gets a message of length
+     * 0 carrying {@code immediate} once the data is in place (it consumes one of the peer's receives).
+     */
+    Mono<Void> writeWithImmediate(RegisteredBuffer local, RemoteRegion remote, int immediate);
+
+    /** RDMA READ of {@code local.length()} bytes from the start of {@code remote} into {@code local}. */
+    Mono<Void> read(RegisteredBuffer local, RemoteRegion remote);
+
+    /**
+     * Atomic compare-and-swap on the 8-byte, 8-byte aligned {@code remote} word: if it equals {@code expect}
+     * it becomes {@code swap}. Emits the word's previous value (the swap happened iff it equals
+     * {@code expect}).
+     */
+    Mono<Long> compareAndSwap(RemoteRegion remote, long expect, long swap);
+
+    /** Atomic fetch-and-add of {@code delta} to the 8-byte, 8-byte aligned {@code remote} word; emits its previous value. */
+    Mono<Long> fetchAndAdd(RemoteRegion remote, long delta);
+
+    /**
+     * The connection's state changes: every rdma_cm event that concerns it, then {@link ConnectionEvent.Type#CLOSED}.
+     * Replays every event so far to each subscriber, then completes after CLOSED.
+     */
+    Flux<ConnectionEvent> events();
+
+    /** Registered memory of this connection's device: pooled buffers and user registrations. */
+    RdmaMemory memory();
+
+    /** The largest message {@link #send} accepts: the peer's receive buffer size when it told us, else ours. */
+    int maxMessageSize();
+
+    /** True when both sides agreed on credit flow control. */
+    boolean creditFlowControl();
+
+    InetSocketAddress localAddress();
+
+    InetSocketAddress remoteAddress();
+
+    /** Completes (never errors) once the connection is closed and everything it held was released. */
+    Mono<Void> onDispose();
+
+    /** Closes the connection (asynchronously: see {@link #onDispose()}). Idempotent. */
+    @Override
+    void dispose();
+}

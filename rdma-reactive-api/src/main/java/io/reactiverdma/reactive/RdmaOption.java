@@ -1,0 +1,118 @@
+package io.reactiverdma.reactive;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Predicate;
+
+/**
+ * A typed, validated connection option, set with {@code RdmaClient.option(..)} / {@code RdmaServer.option(..)}
+ * (as Netty's {@code ChannelOption}). Each constant documents its default and range; a value outside the
+ * range is refused when it is set, with an {@link InvalidRequestException} naming the option.
+ *
+ * @param <T> the value type
+ */
+public final class RdmaOption<T> {
+    /** Send queue slots (outstanding sends, WRITEs, READs, atomics). Default 128; 1..16384. */
+    public static final RdmaOption<Integer> SEND_QUEUE_DEPTH = intOption("SEND_QUEUE_DEPTH", 128, 1, 16384);
+    /**
+     * Receive buffers per connection, so the most receives ever posted, and the most credits advertised.
+     * Default 64; 1..16384.
+     */
+    public static final RdmaOption<Integer> RECEIVE_QUEUE_DEPTH = intOption("RECEIVE_QUEUE_DEPTH", 64, 1, 16384);
+    /** Size of each receive buffer: the largest message this side receives. Default 4096; 8..16 MiB. */
+    public static final RdmaOption<Integer> RECEIVE_BUFFER_SIZE = intOption("RECEIVE_BUFFER_SIZE", 4096, 8, 16 << 20);
+    /**
+     * Sends of at most this many bytes are posted inline (copied by the CPU at post time). Default 64;
+     * 0..256 (the device may grant less).
+     */
+    public static final RdmaOption<Integer> MAX_INLINE_DATA = intOption("MAX_INLINE_DATA", 64, 0, 256);
+    /** Completions taken per {@code ibv_poll_cq} call. Default 32; 1..1024. */
+    public static final RdmaOption<Integer> POLL_BATCH_SIZE = intOption("POLL_BATCH_SIZE", 32, 1, 1024);
+    /**
+     * Offer credit-based flow control to the peer (negotiated in the rdma_cm private data; used only when
+     * both sides offer it). Default true.
+     */
+    public static final RdmaOption<Boolean> CREDIT_FLOW_CONTROL = new RdmaOption<>("CREDIT_FLOW_CONTROL",
+            Boolean.class, true, v -> true, "true or false");
+    /** Per-connection or shared completion queues. Default {@link CompletionQueueMode#SHARED}. */
+    public static final RdmaOption<CompletionQueueMode> COMPLETION_QUEUE_MODE = new RdmaOption<>(
+            "COMPLETION_QUEUE_MODE", CompletionQueueMode.class, CompletionQueueMode.SHARED, v -> true, "a mode");
+    /** What pollers do when idle. Default {@link PollerIdleStrategy#eventDriven()}. */
+    public static final RdmaOption<PollerIdleStrategy> IDLE_STRATEGY = new RdmaOption<>("IDLE_STRATEGY",
+            PollerIdleStrategy.class, PollerIdleStrategy.eventDriven(), v -> true, "a strategy");
+    /** Limit for resolving and connecting (client) or for a request to be established (server). Default 10 s. */
+    public static final RdmaOption<Duration> CONNECT_TIMEOUT = new RdmaOption<>("CONNECT_TIMEOUT", Duration.class,
+            Duration.ofSeconds(10), d -> !d.isNegative() && !d.isZero() && d.toMillis() <= Integer.MAX_VALUE,
+            "a positive duration of at most 2^31-1 ms");
+    /** Outstanding RDMA READs and atomics this side issues (initiator depth). Default 4; 1..255. */
+    public static final RdmaOption<Integer> READ_ATOMIC_DEPTH = intOption("READ_ATOMIC_DEPTH", 4, 1, 255);
+    /**
+     * How often the peer's device retries a send that found no receive posted (RNR). With credit flow
+     * control no RNR happens; with a plain peer it may. Default 3; 0..6 (7, "forever", is refused: a peer
+     * that stops receiving would hang the connection).
+     */
+    public static final RdmaOption<Integer> RNR_RETRY_COUNT = intOption("RNR_RETRY_COUNT", 3, 0, 6);
+    /** Transport retries after an ACK timeout. Default 6; 0..7. */
+    public static final RdmaOption<Integer> RETRY_COUNT = intOption("RETRY_COUNT", 6, 0, 7);
+
+    /** Every option, for listing and validation. */
+    public static final List<RdmaOption<?>> ALL = List.of(SEND_QUEUE_DEPTH, RECEIVE_QUEUE_DEPTH,
+            RECEIVE_BUFFER_SIZE, MAX_INLINE_DATA, POLL_BATCH_SIZE, CREDIT_FLOW_CONTROL, COMPLETION_QUEUE_MODE,
+            IDLE_STRATEGY, CONNECT_TIMEOUT, READ_ATOMIC_DEPTH, RNR_RETRY_COUNT, RETRY_COUNT);
+
+    private final String name;
+    private final Class<T> type;
+    private final T defaultValue;
+    private final Predicate<T> valid;
+    private final String range;
+
+    private RdmaOption(String name, Class<T> type, T defaultValue, Predicate<T> valid, String range) {
+        this.name = name;
+        this.type = type;
+        this.defaultValue = defaultValue;
+        this.valid = valid;
+        this.range = range;
+    }
+
+    private static RdmaOption<Integer> intOption(String name, int def, int min, int max) {
+        return new RdmaOption<>(name, Integer.class, def, v -> v >= min && v <= max, min + ".." + max);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public Class<T> type() {
+        return type;
+    }
+
+    public T defaultValue() {
+        return defaultValue;
+    }
+
+    /**
+     * Returns {@code value} when it is valid for this option.
+     *
+     * @throws InvalidRequestException ({@link InvalidRequestException.Reason#ILLEGAL_ARGUMENT}) naming the
+     *                                 option and its range otherwise
+     */
+    public T validate(Object value) {
+        Objects.requireNonNull(value, name);
+        if (!type.isInstance(value)) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                    "option " + name + " takes a " + type.getSimpleName() + ", got " + value.getClass().getName());
+        }
+        T v = type.cast(value);
+        if (!valid.test(v)) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                    "option " + name + " must be " + range + ", got " + v);
+        }
+        return v;
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

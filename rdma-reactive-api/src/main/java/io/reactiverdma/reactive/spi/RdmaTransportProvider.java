@@ -1,0 +1,23 @@
+package io.reactiverdma.reactive.spi;
+
+import io.reactiverdma.reactive.DisposableRdmaServer;
+import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.RdmaTransportConfig;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
+
+import java.util.function.Function;
+
+/**
+ * The engine behind {@link io.reactiverdma.reactive.RdmaClient} and {@link io.reactiverdma.reactive.RdmaServer},
+ * found with {@link java.util.ServiceLoader} (the {@code rdma-reactive-impl} module provides one). Users do
+ * not call it.
+ */
+public interface RdmaTransportProvider {
+    /** Connects as {@link io.reactiverdma.reactive.RdmaClient#connect()} documents. */
+    Mono<RdmaConnection> connect(RdmaTransportConfig config);
+
+    /** Binds as {@link io.reactiverdma.reactive.RdmaServer#bind()} documents. */
+    Mono<DisposableRdmaServer> bind(RdmaTransportConfig config,
+            Function<? super RdmaConnection, ? extends Publisher<Void>> handler);
+}
