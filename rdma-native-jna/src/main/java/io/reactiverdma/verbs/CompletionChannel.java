@@ -106,6 +106,22 @@ public final class CompletionChannel extends NativeResource {
         return getEvent();
     }
 
+    /**
+     * Waits at most {@code timeoutNs} for an event or for {@code wakeup} to be signalled (poll(2) on both
+     * fds; the wake-up is drained). Returns the event's CQ (to acknowledge), or null when woken or timed
+     * out. Allocates nothing when no event arrives; the poll argument frame is {@code wakeup}'s, so one
+     * thread at a time waits with a given wake-up.
+     */
+    public CompletionQueue awaitEvent(long timeoutNs, WakeupFd wakeup) {
+        Objects.requireNonNull(wakeup, "wakeup");
+        ensureOpen();
+        int ready = Fds.awaitEitherReadable(fd, wakeup.fd(), Math.max(0, timeoutNs), wakeup.pollFrame, description());
+        if ((ready & 2) != 0) {
+            wakeup.drain();
+        }
+        return (ready & 1) != 0 ? getEvent() : null;
+    }
+
     @Override
     protected void release() {
         attached.closeAll();

@@ -45,6 +45,40 @@ final class Fds {
         }
     }
 
+    /**
+     * Waits until {@code fd} or {@code otherFd} is readable or the timeout passes (EINTR retried). Returns a
+     * bit set: 1 when {@code fd} is readable, 2 when {@code otherFd} is; 0 on timeout.
+     */
+    static int awaitEitherReadable(int fd, int otherFd, long timeoutNs, ByteBuffer pfds, String what) {
+        long deadline = System.nanoTime() + timeoutNs;
+        long a = Buffers.address(pfds);
+        while (true) {
+            long left = deadline - System.nanoTime();
+            int ms = left <= 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, (left + 999_999) / 1_000_000);
+            pfds.putInt(0, fd);
+            pfds.putShort(4, LibC.POLLIN);
+            pfds.putShort(6, (short) 0);
+            pfds.putInt(8, otherFd);
+            pfds.putShort(12, LibC.POLLIN);
+            pfds.putShort(14, (short) 0);
+            int rc = LibC.poll(a, 2, ms);
+            Reference.reachabilityFence(pfds);
+            if (rc > 0) {
+                return (pfds.getShort(6) != 0 ? 1 : 0) | (pfds.getShort(14) != 0 ? 2 : 0);
+            }
+            if (rc == 0) {
+                if (System.nanoTime() - deadline >= 0) {
+                    return 0;
+                }
+                continue;
+            }
+            int errno = Native.getLastError();
+            if (errno != Errno.EINTR) {
+                throw new NativeCallException("poll", errno, what);
+            }
+        }
+    }
+
     static void setNonBlocking(int fd, boolean nonBlocking, String what) {
         int flags = LibC.fcntl(fd, LibC.F_GETFL, 0);
         if (flags < 0) {

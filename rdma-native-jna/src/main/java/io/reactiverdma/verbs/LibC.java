@@ -13,6 +13,8 @@ final class LibC {
     static final int F_SETFL = 4;
     static final int O_NONBLOCK = 04000;
     static final int RLIMIT_MEMLOCK = 8;
+    static final int EFD_NONBLOCK = 04000;
+    static final int EFD_CLOEXEC = 02000000;
 
     private LibC() {
     }
@@ -25,6 +27,15 @@ final class LibC {
 
     /** {@code int getrlimit(int resource, struct rlimit *rlim)}. */
     static native int getrlimit(int resource, long rlimit);
+
+    /** {@code int eventfd(unsigned int initval, int flags)}. */
+    static native int eventfd(int initval, int flags);
+
+    /** {@code ssize_t read(int fd, void *buf, size_t count)}. */
+    static native long read(int fd, long buf, long count);
+
+    /** {@code ssize_t write(int fd, const void *buf, size_t count)}. */
+    static native long write(int fd, long buf, long count);
 
     /** {@code int close(int fd)}: used by the tests to check that errno survives a direct-mapped call. */
     static native int close(int fd);
