@@ -43,8 +43,9 @@ public final class RdmaOption<T> {
             PollerIdleStrategy.class, PollerIdleStrategy.eventDriven(), v -> true, "a strategy");
     /** Limit for resolving and connecting (client) or for a request to be established (server). Default 10 s. */
     public static final RdmaOption<Duration> CONNECT_TIMEOUT = new RdmaOption<>("CONNECT_TIMEOUT", Duration.class,
-            Duration.ofSeconds(10), d -> !d.isNegative() && !d.isZero() && d.toMillis() <= Integer.MAX_VALUE,
-            "a positive duration of at most 2^31-1 ms");
+            Duration.ofSeconds(10), d -> d.compareTo(Duration.ofMillis(1)) >= 0
+                    && d.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) <= 0,
+            "a duration from 1 ms to 2^31-1 ms (rdma_cm takes milliseconds)");
     /** Outstanding RDMA READs and atomics this side issues (initiator depth). Default 4; 1..255. */
     public static final RdmaOption<Integer> READ_ATOMIC_DEPTH = intOption("READ_ATOMIC_DEPTH", 4, 1, 255);
     /**

@@ -73,6 +73,10 @@ public final class RemoteRegion {
     /** Writes the compact form at the buffer's position and advances it by {@value #ENCODED_SIZE}. */
     public ByteBuffer writeTo(ByteBuffer buffer) {
         Objects.requireNonNull(buffer, "buffer");
+        if (buffer.remaining() < ENCODED_SIZE) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                    "an encoded RemoteRegion needs " + ENCODED_SIZE + " bytes, " + buffer.remaining() + " remain");
+        }
         ByteOrder order = buffer.order();
         buffer.order(ByteOrder.BIG_ENDIAN);
         try {
