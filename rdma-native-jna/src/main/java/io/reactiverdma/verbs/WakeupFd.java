@@ -54,6 +54,19 @@ public final class WakeupFd extends NativeResource {
         }
     }
 
+    /**
+     * Waits at most {@code timeoutNs} until {@code otherFd} is readable or this wake-up is signalled (then
+     * drained). True when {@code otherFd} is readable. For the one thread that sleeps on this wake-up.
+     */
+    public boolean awaitReadable(int otherFd, long timeoutNs) {
+        ensureOpen();
+        int ready = Fds.awaitEitherReadable(otherFd, fd, Math.max(0, timeoutNs), pollFrame, description());
+        if ((ready & 2) != 0) {
+            drain();
+        }
+        return (ready & 1) != 0;
+    }
+
     /** Resets the counter; true when it had been signalled since the last drain. */
     public boolean drain() {
         ensureOpen();
