@@ -1,0 +1,354 @@
+package io.reactiverdma.reactive.impl;
+
+import io.reactiverdma.reactive.InvalidRequestException;
+import io.reactiverdma.reactive.RdmaException;
+import io.reactiverdma.reactive.RdmaMemory;
+import io.reactiverdma.reactive.RegisteredBuffer;
+import io.reactiverdma.reactive.RemoteAccess;
+import io.reactiverdma.reactive.impl.EngineBuffer.Root;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Registered memory of one protection domain. Pooled buffers come from slabs registered once (local access
+ * only) and carved into power-of-two chunks, one size class per slab; a released chunk goes back to its
+ * class' free list, never to the OS until the pool closes. User registrations are separate memory
+ * regions with exactly the remote access asked for.
+ */
+final class BufferPool implements RdmaMemory {
+    /** Registers memory: the PD in production, a fake in host tests. */
+    interface Registrar {
+        Registration register(ByteBuffer directBuffer, Set<RemoteAccess> remoteAccess);
+    }
+
+    /** One registration (an {@code ibv_mr}). */
+    interface Registration {
+        long address();
+
+        int lkey();
+
+        int rkey();
+
+        void deregister();
+    }
+
+    static final int MIN_CHUNK = 64;
+
+    private final Registrar registrar;
+    private final int slabSize;
+    private final String description;
+    /** Free chunks per size class (index: log2(chunk size)). Guarded by this. */
+    private final List<ArrayDeque<Chunk>> free = new ArrayList<>();
+    private final List<Registration> slabs = new ArrayList<>();
+    private final Set<UserRegistration> userRegistrations = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    private long pooledInUse;
+    private boolean closed;
+
+    BufferPool(Registrar registrar, int slabSize, String description) {
+        if (Integer.bitCount(slabSize) != 1 || slabSize < MIN_CHUNK) {
+            throw new IllegalArgumentException("slabSize must be a power of two >= " + MIN_CHUNK + ", got " + slabSize);
+        }
+        this.registrar = Objects.requireNonNull(registrar, "registrar");
+        this.slabSize = slabSize;
+        this.description = description;
+        for (int i = 0; i <= 31; i++) {
+            free.add(new ArrayDeque<>());
+        }
+    }
+
+    @Override
+    public int maxAllocationSize() {
+        return slabSize;
+    }
+
+    @Override
+    public RegisteredBuffer allocate(int size) {
+        return allocatePooled(size);
+    }
+
+    PooledBuffer allocatePooled(int size) {
+        if (size < 1 || size > slabSize) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                    "a pooled buffer is 1.." + slabSize + " bytes, asked for " + size
+                            + " (register larger memory with register(..) or allocateRegistered(..))");
+        }
+        int chunkSize = Math.max(MIN_CHUNK, Integer.highestOneBit(size - 1) << 1);
+        if (size == 1) {
+            chunkSize = MIN_CHUNK;
+        }
+        int sizeClass = Integer.numberOfTrailingZeros(chunkSize);
+        Chunk c;
+        synchronized (this) {
+            ensureOpen();
+            ArrayDeque<Chunk> q = free.get(sizeClass);
+            if (q.isEmpty()) {
+                carveSlab(chunkSize, q);
+            }
+            c = q.pop();
+            pooledInUse += chunkSize;
+        }
+        return new PooledBuffer(this, c, size);
+    }
+
+    private void carveSlab(int chunkSize, ArrayDeque<Chunk> into) {
+        ByteBuffer slab = ByteBuffer.allocateDirect(slabSize).order(ByteOrder.nativeOrder());
+        Registration r;
+        try {
+            r = registrar.register(slab, EnumSet.noneOf(RemoteAccess.class));
+        } catch (RuntimeException e) {
+            throw new RdmaException("cannot register a " + slabSize + "-byte slab for the buffer pool of "
+                    + description + ": " + e.getMessage(), e);
+        }
+        slabs.add(r);
+        for (int off = 0; off < slabSize; off += chunkSize) {
+            into.add(new Chunk(slab, r, off, chunkSize));
+        }
+    }
+
+    synchronized void recycle(Chunk c) {
+        pooledInUse -= c.size;
+        if (!closed) {
+            free.get(Integer.numberOfTrailingZeros(c.size)).push(c);
+        }
+    }
+
+    @Override
+    public RegisteredBuffer register(ByteBuffer directBuffer, RemoteAccess... remoteAccess) {
+        Objects.requireNonNull(directBuffer, "directBuffer");
+        Objects.requireNonNull(remoteAccess, "remoteAccess");
+        if (!directBuffer.isDirect()) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                    "only a direct ByteBuffer can be registered (heap memory moves): use ByteBuffer.allocateDirect");
+        }
+        if (directBuffer.isReadOnly()) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                    "a read-only buffer cannot be registered");
+        }
+        if (!directBuffer.hasRemaining()) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                    "the buffer has no bytes between its position and limit");
+        }
+        EnumSet<RemoteAccess> access = EnumSet.noneOf(RemoteAccess.class);
+        for (RemoteAccess a : remoteAccess) {
+            access.add(Objects.requireNonNull(a, "remoteAccess element"));
+        }
+        ByteBuffer view = directBuffer.slice().order(ByteOrder.nativeOrder());
+        UserRegistration u;
+        synchronized (this) {
+            ensureOpen();
+            Registration r;
+            try {
+                r = registrar.register(view, access);
+            } catch (RuntimeException e) {
+                throw new RdmaException("cannot register " + view.capacity() + " bytes with " + access + " on "
+                        + description + ": " + e.getMessage(), e);
+            }
+            u = new UserRegistration(this, view, r, Collections.unmodifiableSet(access));
+            userRegistrations.add(u);
+        }
+        return u;
+    }
+
+    @Override
+    public RegisteredBuffer allocateRegistered(int size, RemoteAccess... remoteAccess) {
+        if (size < 1) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                    "size must be >= 1, got " + size);
+        }
+        return register(ByteBuffer.allocateDirect(size), remoteAccess);
+    }
+
+    void deregistered(UserRegistration u) {
+        synchronized (this) {
+            if (!userRegistrations.remove(u)) {
+                return;
+            }
+        }
+        u.registration.deregister();
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.CONNECTION_CLOSED,
+                    "the buffer pool of " + description + " is closed");
+        }
+    }
+
+    /** Bytes of pooled chunks handed out and not yet recycled. */
+    synchronized long pooledBytesInUse() {
+        return pooledInUse;
+    }
+
+    synchronized int slabCount() {
+        return slabs.size();
+    }
+
+    /** Deregisters every slab and user registration. Buffers still held become unusable. */
+    void close() {
+        List<Registration> toFree;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            toFree = new ArrayList<>(slabs);
+            for (UserRegistration u : userRegistrations) {
+                toFree.add(u.registration);
+            }
+            slabs.clear();
+            userRegistrations.clear();
+            free.forEach(ArrayDeque::clear);
+        }
+        RuntimeException failure = null;
+        for (Registration r : toFree) {
+            try {
+                r.deregister();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "BufferPool of " + description;
+    }
+
+    /** A piece of a slab. */
+    record Chunk(ByteBuffer slab, Registration registration, int offset, int size) {
+    }
+
+    /** A chunk handed out. */
+    static final class PooledBuffer extends Root {
+        private final BufferPool pool;
+        private final Chunk chunk;
+        private final int length;
+
+        PooledBuffer(BufferPool pool, Chunk chunk, int length) {
+            super(Collections.emptySet());
+            this.pool = pool;
+            this.chunk = chunk;
+            this.length = length;
+        }
+
+        @Override
+        ByteBuffer memory() {
+            return chunk.slab;
+        }
+
+        @Override
+        int offset() {
+            return chunk.offset;
+        }
+
+        @Override
+        long address() {
+            return chunk.registration.address() + chunk.offset;
+        }
+
+        @Override
+        int lkey() {
+            return chunk.registration.lkey();
+        }
+
+        @Override
+        int rkey() {
+            return chunk.registration.rkey();
+        }
+
+        @Override
+        BufferPool pool() {
+            return pool;
+        }
+
+        @Override
+        public int length() {
+            return length;
+        }
+
+        @Override
+        void free() {
+            pool.recycle(chunk);
+        }
+
+        @Override
+        public String toString() {
+            return "pooled RegisteredBuffer{" + length + " bytes" + (isReleased() ? ", released" : "") + "}";
+        }
+    }
+
+    /** Memory the user registered. */
+    static final class UserRegistration extends Root {
+        private final BufferPool pool;
+        private final ByteBuffer memory;
+        final Registration registration;
+
+        UserRegistration(BufferPool pool, ByteBuffer memory, Registration registration, Set<RemoteAccess> access) {
+            super(access);
+            this.pool = pool;
+            this.memory = memory;
+            this.registration = registration;
+        }
+
+        @Override
+        ByteBuffer memory() {
+            return memory;
+        }
+
+        @Override
+        int offset() {
+            return 0;
+        }
+
+        @Override
+        long address() {
+            return registration.address();
+        }
+
+        @Override
+        int lkey() {
+            return registration.lkey();
+        }
+
+        @Override
+        int rkey() {
+            return registration.rkey();
+        }
+
+        @Override
+        BufferPool pool() {
+            return pool;
+        }
+
+        @Override
+        public int length() {
+            return memory.capacity();
+        }
+
+        @Override
+        void free() {
+            pool.deregistered(this);
+        }
+
+        @Override
+        public String toString() {
+            return "registered RegisteredBuffer{" + length() + " bytes, remote " + access
+                    + (isReleased() ? ", released" : "") + "}";
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package io.reactiverdma.reactive.impl;
+
+import io.reactiverdma.cm.CmEvent;
+import io.reactiverdma.cm.CmEventType;
+import io.reactiverdma.cm.EventChannel;
+import io.reactiverdma.cm.RdmaCmId;
+import io.reactiverdma.verbs.WakeupFd;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The thread that reads one rdma_cm event channel and hands each event to the handler registered for its
+ * id (for a CONNECT_REQUEST: the listening id's handler). It also runs tasks: connection set-up and
+ * tear-down happen here, so rdma_cm calls on an id are made by one thread, in order with its events.
+ */
+final class CmEventLoop {
+    interface Handler {
+        void onEvent(CmEvent event);
+    }
+
+    private final EventChannel channel;
+    private final WakeupFd wakeup;
+    private final Map<Long, Handler> handlers = new ConcurrentHashMap<>();
+    private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    CmEventLoop(String name) {
+        this.channel = EventChannel.create();
+        try {
+            this.wakeup = WakeupFd.create();
+        } catch (RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+        this.thread = new Thread(this::run, name);
+        this.thread.setDaemon(true);
+        this.thread.start();
+    }
+
+    EventChannel channel() {
+        return channel;
+    }
+
+    boolean inLoop() {
+        return Thread.currentThread() == thread;
+    }
+
+    void register(RdmaCmId id, Handler handler) {
+        handlers.put(id.address(), handler);
+    }
+
+    void unregister(RdmaCmId id) {
+        handlers.remove(id.address());
+    }
+
+    /** Runs {@code task} on the loop thread, after what was queued before it. */
+    void execute(Runnable task) {
+        tasks.offer(task);
+        if (!inLoop()) {
+            wakeup.signal();
+        }
+    }
+
+    /** Runs {@code task} on the loop thread after {@code delay} (a daemon timer thread hands it over). */
+    void schedule(Runnable task, Duration delay) {
+        reactor.core.scheduler.Schedulers.parallel().schedule(() -> execute(task), delay.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private void run() {
+        while (running) {
+            try {
+                Runnable r;
+                while ((r = tasks.poll()) != null) {
+                    r.run();
+                }
+                if (!tasks.isEmpty()) {
+                    continue;
+                }
+                if (wakeup.awaitReadable(channel.fd(), TimeUnit.SECONDS.toNanos(1))) {
+                    CmEvent e;
+                    while ((e = channel.getEvent(Duration.ZERO)) != null) {
+                        dispatch(e);
+                    }
+                }
+            } catch (Throwable t) {
+                if (running) {
+                    EngineLog.error("rdma_cm event loop: an event or task failed", t);
+                }
+            }
+        }
+    }
+
+    private void dispatch(CmEvent e) {
+        RdmaCmId key = e.type() == CmEventType.CONNECT_REQUEST ? e.listenId() : e.id();
+        Handler h = key == null ? null : handlers.get(key.address());
+        if (h == null) {
+            if (e.type() == CmEventType.CONNECT_REQUEST && e.id() != null) {
+                // Nobody listens any more: refuse rather than leave the peer waiting.
+                try {
+                    e.id().reject(null);
+                } finally {
+                    e.id().close();
+                }
+            }
+            EngineLog.debug("rdma_cm event for an id nobody handles: " + e);
+            return;
+        }
+        try {
+            h.onEvent(e);
+        } catch (Throwable t) {
+            EngineLog.error("rdma_cm event handler failed on " + e, t);
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package io.reactiverdma.reactive.impl;
+
+import io.reactiverdma.reactive.PollerIdleStrategy;
+import io.reactiverdma.verbs.CompletionQueue;
+import io.reactiverdma.verbs.VerbsContext;
+
+/**
+ * A completion queue with its pending-operation table and its one poller thread. Connections reserve
+ * entries (their send plus receive queue depths), so the CQ can never overflow and the table never runs
+ * out of slots.
+ */
+final class CompletionQueueHandle {
+    final CompletionQueue cq;
+    final PendingOperations pending;
+    final CompletionPoller poller;
+    final boolean shared;
+    final String key;
+    private final int capacity;
+    private int reserved;
+    private boolean stopped;
+
+    CompletionQueueHandle(VerbsContext context, int entries, PollerIdleStrategy strategy, int batch,
+            EngineMetrics metrics, String name, boolean shared, String key) {
+        boolean events = strategy.kind() == PollerIdleStrategy.Kind.EVENT_DRIVEN;
+        VerbsCompletionSource source = new VerbsCompletionSource(context, entries, batch, events, name);
+        this.cq = source.cq();
+        this.capacity = entries;
+        this.pending = new PendingOperations(entries);
+        this.poller = new CompletionPoller(name, source, pending, strategy, metrics);
+        this.shared = shared;
+        this.key = key;
+        poller.start();
+    }
+
+    synchronized boolean tryReserve(int entries) {
+        if (stopped || reserved + entries > capacity) {
+            return false;
+        }
+        reserved += entries;
+        return true;
+    }
+
+    /** Returns the entries; true when nothing is reserved any more. */
+    synchronized boolean unreserve(int entries) {
+        reserved -= entries;
+        return reserved == 0;
+    }
+
+    synchronized int reserved() {
+        return reserved;
+    }
+
+    int capacity() {
+        return capacity;
+    }
+
+    /** Stops the poller and destroys the CQ (after every QP using it was destroyed). */
+    void stop() {
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+            stopped = true;
+        }
+        poller.stop();
+    }
+}

@@ -1,0 +1,91 @@
+package io.reactiverdma.reactive.impl;
+
+import io.reactiverdma.reactive.RemoteAccess;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Per-connection flow-control words in registered memory that peers may RDMA WRITE (and nothing else is
+ * exposed through that registration). Each connection gets a 64-byte slot (its own cache line):
+ * <pre>
+ *   offset 0: incoming credit word, written by the peer (uint64, little-endian): receives the peer posted so far
+ *   offset 8: outgoing word, the inline source of this side's credit updates
+ * </pre>
+ */
+final class ControlWords {
+    static final int SLOT_SIZE = 64;
+    static final int SLOTS_PER_REGION = 1024;
+    private static final VarHandle LONG_LE = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private final BufferPool pool;
+    private final List<EngineBuffer> regions = new ArrayList<>();
+    private final List<Slot> free = new ArrayList<>();
+
+    ControlWords(BufferPool pool) {
+        this.pool = pool;
+    }
+
+    synchronized Slot allocate() {
+        if (free.isEmpty()) {
+            EngineBuffer region = (EngineBuffer) pool.allocateRegistered(SLOT_SIZE * SLOTS_PER_REGION, RemoteAccess.WRITE);
+            regions.add(region);
+            for (int i = SLOTS_PER_REGION - 1; i >= 0; i--) {
+                free.add(new Slot(region, i * SLOT_SIZE));
+            }
+        }
+        Slot s = free.remove(free.size() - 1);
+        s.reset();
+        return s;
+    }
+
+    synchronized void free(Slot s) {
+        free.add(s);
+    }
+
+    /** One connection's words. */
+    static final class Slot {
+        private final EngineBuffer region;
+        private final ByteBuffer memory;
+        private final int offset;
+
+        Slot(EngineBuffer region, int offset) {
+            this.region = region;
+            this.memory = region.memory();
+            this.offset = offset;
+        }
+
+        void reset() {
+            LONG_LE.setVolatile(memory, offset, 0L);
+            LONG_LE.setVolatile(memory, offset + 8, 0L);
+        }
+
+        /** Address the peer writes its counter to. */
+        long incomingAddress() {
+            return region.address() + offset;
+        }
+
+        int rkey() {
+            return region.rkey();
+        }
+
+        /** The peer's counter as last written (a volatile read: the device writes it, not a Java thread). */
+        long incoming() {
+            return (long) LONG_LE.getVolatile(memory, offset);
+        }
+
+        /** Sets the outgoing word (little-endian) and returns its address, the inline source of the WRITE. */
+        long outgoing(long value) {
+            LONG_LE.setVolatile(memory, offset + 8, value);
+            return region.address() + offset + 8;
+        }
+
+        int lkey() {
+            return region.lkey();
+        }
+    }
+}

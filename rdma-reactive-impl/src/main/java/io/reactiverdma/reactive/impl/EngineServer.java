@@ -1,0 +1,188 @@
+package io.reactiverdma.reactive.impl;
+
+import io.reactiverdma.cm.CmEvent;
+import io.reactiverdma.cm.CmEventType;
+import io.reactiverdma.cm.PortSpace;
+import io.reactiverdma.cm.RdmaCmId;
+import io.reactiverdma.reactive.ConnectionEvent;
+import io.reactiverdma.reactive.DisposableRdmaServer;
+import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.RdmaTransportConfig;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * A listening rdma_cm id. Each CONNECT_REQUEST becomes an {@link EngineConnection} whose QP is created, whose
+ * handler is called (so it can ask for receives before the peer may send), and which is then accepted;
+ * when creating it or calling the handler fails, the request is rejected.
+ */
+final class EngineServer implements DisposableRdmaServer {
+    private static final int BACKLOG = 128;
+
+    private final RdmaEngine engine;
+    private final CmEventLoop cm;
+    private final RdmaTransportConfig config;
+    private final Function<? super RdmaConnection, ? extends Publisher<Void>> handler;
+    private final RdmaCmId listener;
+    private final InetSocketAddress address;
+    private final Set<EngineConnection> connections = ConcurrentHashMap.newKeySet();
+    private final Sinks.Many<ConnectionEvent> events = Sinks.many().multicast().directBestEffort();
+    private final Sinks.Empty<Void> disposed = Sinks.empty();
+    private volatile boolean disposing;
+
+    /** Binds and listens (rdma_cm thread). */
+    EngineServer(RdmaEngine engine, CmEventLoop cm, RdmaTransportConfig config,
+            Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
+        this.engine = engine;
+        this.cm = cm;
+        this.config = config;
+        this.handler = handler;
+        RdmaCmId id = RdmaCmId.create(cm.channel(), PortSpace.TCP);
+        try {
+            id.bind(RdmaEngine.address(config));
+            id.listen(BACKLOG);
+        } catch (RuntimeException e) {
+            id.close();
+            throw e;
+        }
+        this.listener = id;
+        this.address = id.localAddress();
+        cm.register(id, this::onListenerEvent);
+    }
+
+    private void onListenerEvent(CmEvent e) {
+        if (e.type() != CmEventType.CONNECT_REQUEST) {
+            events.tryEmitNext(new ConnectionEvent(RdmaEngine.map(e.type()), e.status(), e.privateDataTrimmed(), null));
+            return;
+        }
+        RdmaCmId child = e.id();
+        InetSocketAddress peer = safePeer(child);
+        events.tryEmitNext(new ConnectionEvent(ConnectionEvent.Type.CONNECT_REQUEST, e.status(),
+                e.privateDataTrimmed(), peer));
+        if (disposing) {
+            reject(child);
+            return;
+        }
+        EngineConnection c;
+        try {
+            DeviceResources device = RdmaEngine.device(child.verbsContext());
+            c = new EngineConnection(engine, cm, child, device, config, true);
+        } catch (RuntimeException ex) {
+            EngineLog.error("server " + address + ": cannot set up a connection for " + peer + "; rejecting", ex);
+            reject(child);
+            return;
+        }
+        Negotiation offered = Negotiation.decode(e.privateData());
+        c.applyPeerOffer(offered);
+        c.emit(new ConnectionEvent(ConnectionEvent.Type.CONNECT_REQUEST, e.status(), e.privateDataTrimmed(), peer));
+        c.setEventListener(events::tryEmitNext);
+        connections.add(c);
+        c.onDispose().subscribe(null, null, () -> connectionClosed(c));
+        cm.register(child, c::onCmEvent);
+        try {
+            Publisher<Void> p = handler.apply(c);
+            Mono.from(p).subscribe(null, err -> {
+                EngineLog.error("server " + address + ": the handler of " + c + " failed", err);
+                c.dispose();
+            }, c::dispose);
+        } catch (RuntimeException ex) {
+            EngineLog.error("server " + address + ": the handler threw for " + c + "; closing it", ex);
+            c.dispose();
+            return;
+        }
+        try {
+            // Plain peers (no offer) get no private data; framework peers get this side's answer.
+            byte[] reply = offered != null ? c.offer().encode() : null;
+            child.accept(RdmaEngine.connParam(config, RdmaEngine.device(child.verbsContext()), reply));
+        } catch (RuntimeException ex) {
+            EngineLog.error("server " + address + ": rdma_accept failed for " + c, ex);
+            c.dispose();
+        }
+    }
+
+    private static void reject(RdmaCmId child) {
+        try {
+            child.reject(null);
+        } catch (RuntimeException ignored) {
+            // the peer sees a timeout instead
+        } finally {
+            child.close();
+        }
+    }
+
+    private static InetSocketAddress safePeer(RdmaCmId id) {
+        try {
+            return id.peerAddress();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private void connectionClosed(EngineConnection c) {
+        connections.remove(c);
+        if (disposing && connections.isEmpty()) {
+            finish();
+        }
+    }
+
+    @Override
+    public InetSocketAddress address() {
+        return address;
+    }
+
+    @Override
+    public Flux<ConnectionEvent> connectionEvents() {
+        return events.asFlux();
+    }
+
+    @Override
+    public int connectionCount() {
+        return connections.size();
+    }
+
+    @Override
+    public Mono<Void> onDispose() {
+        return disposed.asMono();
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return disposing;
+    }
+
+    @Override
+    public void dispose() {
+        if (disposing) {
+            return;
+        }
+        disposing = true;
+        cm.execute(() -> {
+            cm.unregister(listener);
+            listener.close();
+            List<EngineConnection> open = new ArrayList<>(connections);
+            if (open.isEmpty()) {
+                finish();
+            }
+            open.forEach(EngineConnection::dispose);
+        });
+    }
+
+    private void finish() {
+        events.tryEmitComplete();
+        disposed.tryEmitEmpty();
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaServer{" + address + ", " + connections.size() + " connections}";
+    }
+}

@@ -1,0 +1,86 @@
+package io.reactiverdma.reactive.impl;
+
+import io.reactiverdma.reactive.OperationType;
+import reactor.core.publisher.MonoSink;
+
+/**
+ * One send-queue operation from subscription to signal: what to post, the buffers it holds, and the sink
+ * to signal. Holds are taken when it is created and dropped exactly once ({@link #releaseHolds()}), after
+ * its completion or flush, or when it is refused or cancelled before being posted.
+ */
+final class Operation {
+    final OperationType type;
+    final MonoSink<Object> sink;
+    /** The local data (source of a send/WRITE, target of a READ, atomic result word); held. */
+    final EngineBuffer local;
+    /** Whether the local buffer is the engine's own copy (released, not just unheld, when done). */
+    final boolean ownsLocal;
+    final int length;
+    final long remoteAddress;
+    final int rkey;
+    final long compareAdd;
+    final long swap;
+    final int immediate;
+    volatile boolean cancelled;
+    private boolean holdsReleased;
+
+    Operation(OperationType type, MonoSink<Object> sink, EngineBuffer local, boolean ownsLocal, int length,
+            long remoteAddress, int rkey, long compareAdd, long swap, int immediate) {
+        this.type = type;
+        this.sink = sink;
+        this.local = local;
+        this.ownsLocal = ownsLocal;
+        this.length = length;
+        this.remoteAddress = remoteAddress;
+        this.rkey = rkey;
+        this.compareAdd = compareAdd;
+        this.swap = swap;
+        this.immediate = immediate;
+    }
+
+    /** True for the operations that consume one of the peer's posted receives (so one credit). */
+    boolean consumesPeerReceive() {
+        return type == OperationType.SEND || type == OperationType.SEND_WITH_IMMEDIATE
+                || type == OperationType.WRITE_WITH_IMMEDIATE;
+    }
+
+    boolean isAtomic() {
+        return type == OperationType.COMPARE_AND_SWAP || type == OperationType.FETCH_AND_ADD;
+    }
+
+    /** The atomic's result: the remote word's previous value, which the device wrote to the local word. */
+    long atomicResult() {
+        return local.memory().getLong(local.offset());
+    }
+
+    /** Drops the buffer holds; idempotent (the first call wins). */
+    synchronized void releaseHolds() {
+        if (holdsReleased) {
+            return;
+        }
+        holdsReleased = true;
+        if (local != null) {
+            local.unretain();
+            if (ownsLocal) {
+                local.release();
+            }
+        }
+    }
+
+    /** Signals success: the atomic's previous value is read before its result word is released. */
+    void succeed() {
+        if (isAtomic()) {
+            long previous = atomicResult();
+            releaseHolds();
+            sink.success(previous);
+        } else {
+            releaseHolds();
+            sink.success();
+        }
+    }
+
+    void fail(Throwable error) {
+        releaseHolds();
+        sink.error(error);
+    }
+}

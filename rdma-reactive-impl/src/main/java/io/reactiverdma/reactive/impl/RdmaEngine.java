@@ -1,0 +1,239 @@
+package io.reactiverdma.reactive.impl;
+
+import io.reactiverdma.cm.CmEvent;
+import io.reactiverdma.cm.CmEventType;
+import io.reactiverdma.cm.ConnParam;
+import io.reactiverdma.cm.PortSpace;
+import io.reactiverdma.cm.RdmaCmId;
+import io.reactiverdma.natives.RdmaNative;
+import io.reactiverdma.reactive.ConnectionEvent;
+import io.reactiverdma.reactive.DisposableRdmaServer;
+import io.reactiverdma.reactive.RdmaConnectException;
+import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.RdmaException;
+import io.reactiverdma.reactive.RdmaOption;
+import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.spi.RdmaTransportProvider;
+import io.reactiverdma.verbs.VerbsContext;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+/**
+ * The engine: one rdma_cm event loop for the JVM and one {@link DeviceResources} per RDMA device, created on
+ * first use and kept for the life of the JVM (like Reactor Netty's global loop resources). Found by the API
+ * through {@link java.util.ServiceLoader}.
+ */
+public final class RdmaEngine implements RdmaTransportProvider {
+    private static final Object LOCK = new Object();
+    private static CmEventLoop cmLoop;
+    private static final Map<Long, DeviceResources> DEVICES = new ConcurrentHashMap<>();
+
+    /** For {@link java.util.ServiceLoader}. */
+    public RdmaEngine() {
+    }
+
+    static CmEventLoop cm() {
+        synchronized (LOCK) {
+            if (cmLoop == null) {
+                try {
+                    RdmaNative.ensureAvailability();
+                } catch (RuntimeException e) {
+                    throw new RdmaException("RDMA is not usable here: " + e.getMessage(), e);
+                }
+                cmLoop = new CmEventLoop("rdma-cm-events");
+            }
+            return cmLoop;
+        }
+    }
+
+    static DeviceResources device(VerbsContext context) {
+        return DEVICES.computeIfAbsent(context.address(), a -> new DeviceResources(context));
+    }
+
+    void closed(EngineConnection connection) {
+        // Nothing engine-wide to update: servers track their own connections through the event listener.
+    }
+
+    static ConnectionEvent.Type map(CmEventType t) {
+        return switch (t) {
+            case ADDR_RESOLVED -> ConnectionEvent.Type.ADDRESS_RESOLVED;
+            case ADDR_ERROR -> ConnectionEvent.Type.ADDRESS_ERROR;
+            case ROUTE_RESOLVED -> ConnectionEvent.Type.ROUTE_RESOLVED;
+            case ROUTE_ERROR -> ConnectionEvent.Type.ROUTE_ERROR;
+            case CONNECT_REQUEST -> ConnectionEvent.Type.CONNECT_REQUEST;
+            case CONNECT_RESPONSE, ESTABLISHED -> ConnectionEvent.Type.ESTABLISHED;
+            case CONNECT_ERROR, MULTICAST_ERROR -> ConnectionEvent.Type.CONNECT_ERROR;
+            case UNREACHABLE -> ConnectionEvent.Type.UNREACHABLE;
+            case REJECTED -> ConnectionEvent.Type.REJECTED;
+            case DISCONNECTED -> ConnectionEvent.Type.DISCONNECTED;
+            case DEVICE_REMOVAL -> ConnectionEvent.Type.DEVICE_REMOVAL;
+            case ADDR_CHANGE -> ConnectionEvent.Type.ADDRESS_CHANGE;
+            case TIMEWAIT_EXIT -> ConnectionEvent.Type.TIMEWAIT_EXIT;
+            case MULTICAST_JOIN -> ConnectionEvent.Type.ESTABLISHED;
+        };
+    }
+
+    static ConnParam connParam(RdmaTransportConfig config, DeviceResources device, byte[] privateData) {
+        int depth = Math.min(config.option(RdmaOption.READ_ATOMIC_DEPTH), Math.max(1, device.attributes.maxQpRdAtom()));
+        ConnParam p = ConnParam.create().responderResources(depth).initiatorDepth(depth)
+                .retryCount(config.option(RdmaOption.RETRY_COUNT))
+                .rnrRetryCount(config.option(RdmaOption.RNR_RETRY_COUNT));
+        return privateData == null ? p : p.privateData(privateData);
+    }
+
+    static InetSocketAddress address(RdmaTransportConfig config) {
+        try {
+            return new InetSocketAddress(InetAddress.getByName(config.host()), config.port());
+        } catch (UnknownHostException e) {
+            throw new RdmaException("cannot resolve host " + config.host() + ": " + e.getMessage(), e);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ client
+    @Override
+    public Mono<RdmaConnection> connect(RdmaTransportConfig config) {
+        Duration timeout = config.option(RdmaOption.CONNECT_TIMEOUT);
+        return Mono.<RdmaConnection>create(sink -> {
+            CmEventLoop cm = cm();
+            ClientAttempt attempt = new ClientAttempt(this, cm, config, sink);
+            sink.onCancel(() -> cm.execute(attempt::abandon));
+            cm.execute(attempt::start);
+        }).timeout(timeout, Mono.error(() -> new RdmaConnectException("connecting to " + config.host() + ":"
+                + config.port() + " did not complete within " + timeout, ConnectionEvent.Type.CONNECT_ERROR,
+                -110, null)));
+    }
+
+    /** One connection attempt, driven by rdma_cm events on the event loop thread. */
+    private static final class ClientAttempt {
+        private final RdmaEngine engine;
+        private final CmEventLoop cm;
+        private final RdmaTransportConfig config;
+        private final MonoSink<RdmaConnection> sink;
+        private final List<ConnectionEvent> early = new ArrayList<>();
+        private RdmaCmId id;
+        private EngineConnection connection;
+        private InetSocketAddress destination;
+        private boolean done;
+
+        ClientAttempt(RdmaEngine engine, CmEventLoop cm, RdmaTransportConfig config, MonoSink<RdmaConnection> sink) {
+            this.engine = engine;
+            this.cm = cm;
+            this.config = config;
+            this.sink = sink;
+        }
+
+        private int timeoutMs() {
+            return (int) Math.max(1, config.option(RdmaOption.CONNECT_TIMEOUT).toMillis());
+        }
+
+        void start() {
+            try {
+                destination = address(config);
+                id = RdmaCmId.create(cm.channel(), PortSpace.TCP);
+                cm.register(id, this::onEvent);
+                id.resolveAddress(null, destination, timeoutMs());
+            } catch (RuntimeException e) {
+                fail(e instanceof RdmaException ? e : new RdmaConnectException("cannot connect to " + destination
+                        + ": " + e.getMessage(), ConnectionEvent.Type.ADDRESS_ERROR, 0, null));
+            }
+        }
+
+        private void onEvent(CmEvent e) {
+            if (done) {
+                return;
+            }
+            ConnectionEvent event = new ConnectionEvent(map(e.type()), e.status(), e.privateDataTrimmed(), destination);
+            try {
+                switch (e.type()) {
+                    case ADDR_RESOLVED -> {
+                        early.add(event);
+                        id.resolveRoute(timeoutMs());
+                    }
+                    case ROUTE_RESOLVED -> {
+                        early.add(event);
+                        DeviceResources device = device(id.verbsContext());
+                        connection = new EngineConnection(engine, cm, id, device, config, false);
+                        early.forEach(connection::emit);
+                        id.connect(connParam(config, device, connection.offer().encode()));
+                    }
+                    case ESTABLISHED -> {
+                        done = true;
+                        connection.applyPeerOffer(Negotiation.decode(e.privateData()));
+                        cm.register(id, connection::onCmEvent);
+                        connection.emit(event);
+                        connection.established();
+                        sink.success(connection);
+                    }
+                    default -> {
+                        if (e.type().isConnectFailure()) {
+                            fail(new RdmaConnectException("connecting to " + destination + " failed: "
+                                    + e.type().cName() + " (status " + e.status() + ")", map(e.type()), e.status(),
+                                    e.privateDataTrimmed()));
+                        }
+                    }
+                }
+            } catch (RuntimeException ex) {
+                fail(ex instanceof RdmaException ? ex : new RdmaException("connecting to " + destination + " failed: "
+                        + ex.getMessage(), ex));
+            }
+        }
+
+        private void fail(Throwable error) {
+            done = true;
+            cleanUp();
+            sink.error(error);
+        }
+
+        /** The subscriber cancelled (or timed out): release what the attempt made. */
+        void abandon() {
+            if (done && connection != null && connection.state() != EngineConnection.State.CONNECTING) {
+                return; // established and handed over: the subscriber that cancelled owns nothing
+            }
+            done = true;
+            cleanUp();
+        }
+
+        private void cleanUp() {
+            if (connection != null) {
+                connection.close(new RdmaConnectException("connection attempt abandoned",
+                        ConnectionEvent.Type.CONNECT_ERROR, 0, null));
+            } else if (id != null) {
+                cm.unregister(id);
+                id.close();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ server
+    @Override
+    public Mono<DisposableRdmaServer> bind(RdmaTransportConfig config,
+            Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
+        return Mono.create(sink -> {
+            CmEventLoop cm = cm();
+            cm.execute(() -> {
+                try {
+                    sink.success(new EngineServer(this, cm, config, handler));
+                } catch (RuntimeException e) {
+                    sink.error(e instanceof RdmaException ? e : new RdmaException("cannot listen on "
+                            + config.host() + ":" + config.port() + ": " + e.getMessage(), e));
+                }
+            });
+        });
+    }
+
+    static boolean isTimeout(Throwable t) {
+        return t instanceof TimeoutException;
+    }
+}

@@ -1,0 +1,111 @@
+package io.reactiverdma.reactive.impl;
+
+import io.reactiverdma.verbs.CompletionChannel;
+import io.reactiverdma.verbs.CompletionQueue;
+import io.reactiverdma.verbs.VerbsContext;
+import io.reactiverdma.verbs.WakeupFd;
+import io.reactiverdma.verbs.WorkCompletions;
+
+/**
+ * A real CQ, with a completion channel when the poller is event-driven. Polls into one reused
+ * {@link WorkCompletions} flyweight: nothing is allocated per completion.
+ */
+final class VerbsCompletionSource implements CompletionSource {
+    private final CompletionQueue cq;
+    private final CompletionChannel channel;
+    private final WakeupFd wakeup;
+    private final WorkCompletions wcs;
+    private int unacked;
+
+    VerbsCompletionSource(VerbsContext context, int entries, int batch, boolean events, String description) {
+        CompletionChannel ch = null;
+        WakeupFd w = null;
+        CompletionQueue q;
+        try {
+            if (events) {
+                ch = context.createCompletionChannel();
+                w = WakeupFd.create();
+            }
+            q = context.createCompletionQueue(entries, ch, 0);
+        } catch (RuntimeException e) {
+            if (ch != null) {
+                ch.close();
+            }
+            if (w != null) {
+                w.close();
+            }
+            throw e;
+        }
+        this.cq = q;
+        this.channel = ch;
+        this.wakeup = w;
+        this.wcs = new WorkCompletions(batch);
+    }
+
+    CompletionQueue cq() {
+        return cq;
+    }
+
+    @Override
+    public int poll(Handler handler) {
+        int n = cq.poll(wcs);
+        for (int i = 0; i < n; i++) {
+            handler.onCompletion(wcs.wrId(i), wcs.statusCode(i), wcs.opcodeCode(i), wcs.vendorErr(i),
+                    wcs.byteLen(i), wcs.immData(i), wcs.wcFlags(i));
+        }
+        return n;
+    }
+
+    @Override
+    public boolean supportsEvents() {
+        return channel != null;
+    }
+
+    @Override
+    public void arm() {
+        cq.requestNotify(false);
+    }
+
+    @Override
+    public boolean await(long timeoutNs) {
+        CompletionQueue got = channel.awaitEvent(timeoutNs, wakeup);
+        if (got == null) {
+            return false;
+        }
+        // Acknowledge in batches: each ack is a call, and ibv_destroy_cq only needs the total right.
+        if (++unacked >= 16) {
+            cq.ackEvents(unacked);
+            unacked = 0;
+        }
+        return true;
+    }
+
+    @Override
+    public void wakeup() {
+        if (wakeup != null) {
+            try {
+                wakeup.signal();
+            } catch (io.reactiverdma.natives.ClosedResourceException closedAlready) {
+                // the poller stopped and closed its source: nobody to wake
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (unacked > 0 && !cq.isClosed()) {
+                cq.ackEvents(unacked);
+                unacked = 0;
+            }
+            cq.close();
+        } finally {
+            if (channel != null) {
+                channel.close();
+            }
+            if (wakeup != null) {
+                wakeup.close();
+            }
+        }
+    }
+}
