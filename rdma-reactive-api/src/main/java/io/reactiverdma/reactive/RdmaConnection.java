@@ -78,10 +78,18 @@ public interface RdmaConnection extends Disposable {
      * Atomic compare-and-swap on the 8-byte, 8-byte aligned {@code remote} word: if it equals {@code expect}
      * it becomes {@code swap}. Emits the word's previous value (the swap happened iff it equals
      * {@code expect}).
+     *
+     * <p>The word is a 64-bit integer in the byte order of the host that owns it (little-endian on x86 and
+     * ARM hosts): the owner reads and initialises it with {@code buffer().order(ByteOrder.nativeOrder())},
+     * not with the big-endian default of {@link RegisteredBuffer#buffer()}.
      */
     Mono<Long> compareAndSwap(RemoteRegion remote, long expect, long swap);
 
-    /** Atomic fetch-and-add of {@code delta} to the 8-byte, 8-byte aligned {@code remote} word; emits its previous value. */
+    /**
+     * Atomic fetch-and-add of {@code delta} to the 8-byte, 8-byte aligned {@code remote} word; emits its
+     * previous value. The word's byte order is the owning host's native order, as for
+     * {@link #compareAndSwap}.
+     */
     Mono<Long> fetchAndAdd(RemoteRegion remote, long delta);
 
     /**

@@ -11,7 +11,8 @@ import java.nio.ByteBuffer;
  */
 public interface RdmaMessage extends AutoCloseable {
     /**
-     * The payload: a read-only view, position 0, limit {@link #length()}.
+     * The payload: a read-only, big-endian view (Java's default, so it reads back what the sender put into a
+     * plain {@code ByteBuffer}), position 0, limit {@link #length()}.
      *
      * @throws InvalidRequestException ({@link InvalidRequestException.Reason#BUFFER_RELEASED}) after release
      */

@@ -19,8 +19,10 @@ import java.util.Set;
  */
 public interface RegisteredBuffer {
     /**
-     * A view of the whole range: position 0, limit and capacity {@link #length()}, native byte order. Each
-     * call returns a new view over the same memory.
+     * A view of the whole range: position 0, limit and capacity {@link #length()}, big-endian like every
+     * {@code ByteBuffer} Java makes (so a {@code getLong} here reads what a peer's {@code ByteBuffer.putLong}
+     * wrote). Each call returns a new view over the same memory. Words that remote atomics work on are in the
+     * host's native order: use {@code buffer().order(ByteOrder.nativeOrder())} for those.
      *
      * @throws InvalidRequestException ({@link InvalidRequestException.Reason#BUFFER_RELEASED}) after release
      */

@@ -49,7 +49,7 @@ abstract class EngineBuffer implements RegisteredBuffer {
         if (root().isReleased()) {
             throw released();
         }
-        return memory().slice(offset(), length()).order(ByteOrder.nativeOrder());
+        return memory().slice(offset(), length()).order(ByteOrder.BIG_ENDIAN);
     }
 
     @Override

@@ -59,7 +59,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * is outstanding (or after {@link #DRAIN_TIMEOUT}) {@code CLOSED}: QP, id and CQ reservation are released,
  * receive buffers go back to the pool as their messages are released.
  */
-final class EngineConnection implements RdmaConnection {
+final class EngineConnection implements RdmaConnection, CompletionTarget {
     static final int STILL_WAITING = 0;
     static final int PROGRESSED = 1;
     static final int DONE = 2;
@@ -115,6 +115,7 @@ final class EngineConnection implements RdmaConnection {
     private long receivedTotal;
     private final ArrayDeque<EngineMessage> undelivered = new ArrayDeque<>();
     private FluxSink<RdmaMessage> receiver;
+    private boolean delivering;
     private boolean receiveFailed;
 
     private final Sinks.Many<ConnectionEvent> events = Sinks.many().replay().all();
@@ -398,7 +399,7 @@ final class EngineConnection implements RdmaConnection {
 
     /** Queues the operation and posts what can be posted; a closed connection fails it at once. */
     private void submit(Operation op) {
-        op.sink.onCancel(() -> op.cancelled = true);
+        op.sink.onCancel(() -> cancel(op));
         synchronized (lock) {
             if (state == State.CLOSING || state == State.CLOSED) {
                 deferred.add(op);
@@ -411,6 +412,22 @@ final class EngineConnection implements RdmaConnection {
             }
         }
         flushDeferred();
+    }
+
+    /**
+     * The subscriber cancelled (or a {@code timeout} fired). Not yet posted: the operation leaves the queue
+     * and drops its holds now. Posted: it stays in the pending table, and its holds are dropped only by its
+     * completion or flush, because the device may still read or write its buffer until then.
+     */
+    private void cancel(Operation op) {
+        op.cancelled = true;
+        boolean removed;
+        synchronized (lock) {
+            removed = waiting.remove(op);
+        }
+        if (removed) {
+            op.releaseHolds();
+        }
     }
 
     // ---- failures found under the lock are signalled after it (user code never runs under our lock)
@@ -563,22 +580,27 @@ final class EngineConnection implements RdmaConnection {
                     sink.error(new IllegalStateException(description + ": receive() already has a subscriber"));
                     return;
                 }
-                if (state == State.CLOSED) {
-                    completeReceiver(sink);
-                    return;
-                }
                 receiver = sink;
                 demand = 0;
             }
             sink.onRequest(this::requestReceives);
             sink.onCancel(() -> {
+                List<EngineMessage> drop = null;
                 synchronized (lock) {
                     if (receiver == sink) {
                         receiver = null;
                         demand = 0;
+                        if (state == State.CLOSED && !undelivered.isEmpty()) {
+                            drop = new ArrayList<>(undelivered); // nobody can take them any more
+                            undelivered.clear();
+                        }
                     }
                 }
+                if (drop != null) {
+                    drop.forEach(EngineMessage::release);
+                }
             });
+            deliver(); // a closed connection completes the new subscriber at once
         }, FluxSink.OverflowStrategy.ERROR);
         return callbacks == null ? flux : flux.publishOn(callbacks, recvDepth);
     }
@@ -593,30 +615,55 @@ final class EngineConnection implements RdmaConnection {
     }
 
     private void requestReceives(long n) {
-        FluxSink<RdmaMessage> sink;
-        List<EngineMessage> deliver = null;
         synchronized (lock) {
-            sink = receiver;
-            if (sink == null) {
+            if (receiver == null) {
                 return;
             }
             demand = demand + n < 0 ? Long.MAX_VALUE : demand + n;
-            while (demand > 0 && !undelivered.isEmpty()) {
-                if (deliver == null) {
-                    deliver = new ArrayList<>();
-                }
-                deliver.add(undelivered.poll());
-                demand--;
-            }
             postReceivesLocked();
             maybeAdvertiseLocked();
         }
-        if (deliver != null) {
-            for (EngineMessage m : deliver) {
-                sink.next(m);
+        deliver();
+        flushDeferred();
+    }
+
+    /**
+     * Hands received messages to the subscriber, in arrival order, as far as its demand goes; once the
+     * connection is CLOSED and everything received was handed over, completes it. Any thread; one thread
+     * at a time runs the loop ({@link #delivering}), so two threads (the poller with a new message, a
+     * subscriber's request) never reorder messages; a message added or a request made while another
+     * thread runs the loop is picked up by that thread, which re-checks under the lock before leaving.
+     * Signals are emitted outside the lock; a subscriber that requests from onNext re-enters here and
+     * returns at once.
+     */
+    private void deliver() {
+        synchronized (lock) {
+            if (delivering) {
+                return;
+            }
+            delivering = true;
+        }
+        while (true) {
+            FluxSink<RdmaMessage> sink;
+            EngineMessage message = null;
+            synchronized (lock) {
+                sink = receiver;
+                if (sink != null && demand > 0 && !undelivered.isEmpty()) {
+                    message = undelivered.poll();
+                    demand--;
+                } else if (sink != null && state == State.CLOSED && undelivered.isEmpty()) {
+                    receiver = null;
+                } else {
+                    delivering = false;
+                    return;
+                }
+            }
+            if (message != null) {
+                sink.next(message);
+            } else {
+                completeReceiver(sink);
             }
         }
-        flushDeferred();
     }
 
     /** Posts receives for the demand not yet covered, while receive buffers are free. Under lock. */
@@ -716,7 +763,8 @@ final class EngineConnection implements RdmaConnection {
 
     // ------------------------------------------------------------------------------------ completions
     /** Poller thread: one completion of this connection's work. */
-    void onCompletion(PendingOperation p, int status, int opcode, int vendorErr, int byteLen, int imm, int wcFlags) {
+    @Override
+    public void onCompletion(PendingOperation p, int status, int opcode, int vendorErr, int byteLen, int imm, int wcFlags) {
         OperationType type = p.type;
         Operation op = p.operation;
         int receiveIndex = p.receiveIndex;
@@ -773,8 +821,6 @@ final class EngineConnection implements RdmaConnection {
 
     private void onReceiveCompletion(int index, boolean success, RdmaCompletionException failure, int opcode,
             int byteLen, int imm, int wcFlags) {
-        FluxSink<RdmaMessage> sink = null;
-        EngineMessage message = null;
         boolean finish;
         synchronized (lock) {
             outstanding--;
@@ -783,14 +829,7 @@ final class EngineConnection implements RdmaConnection {
                 receivedTotal++;
                 // A WRITE_WITH_IMM's data went to the WRITE's target; the receive buffer holds nothing.
                 int length = opcode == WcOpcode.RECV_RDMA_WITH_IMM.value() ? 0 : byteLen;
-                message = messages[index].reuse(length, (wcFlags & WcFlags.WITH_IMM) != 0, imm);
-                if (receiver != null && demand > 0) {
-                    demand--;
-                    sink = receiver;
-                } else {
-                    undelivered.add(message);
-                    message = null;
-                }
+                undelivered.add(messages[index].reuse(length, (wcFlags & WcFlags.WITH_IMM) != 0, imm));
                 maybeAdvertiseLocked();
             } else {
                 freeRecv[freeRecvCount++] = index;
@@ -800,8 +839,8 @@ final class EngineConnection implements RdmaConnection {
             }
             finish = state == State.CLOSING && outstanding == 0;
         }
-        if (sink != null) {
-            sink.next(message);
+        if (success) {
+            deliver();
         }
         flushDeferred();
         if (failure != null) {
@@ -897,20 +936,23 @@ final class EngineConnection implements RdmaConnection {
         if (!finished.compareAndSet(false, true)) {
             return;
         }
-        FluxSink<RdmaMessage> sink;
+        List<EngineMessage> drop = null;
         synchronized (lock) {
             state = State.CLOSED;
-            sink = receiver;
-            receiver = null;
             // Buffers with an unreleased message are released when the message is.
             for (int k = 0; k < freeRecvCount; k++) {
                 recvBuffers[freeRecv[k]].release();
             }
             freeRecvCount = 0;
-            EngineMessage m;
-            while ((m = undelivered.poll()) != null) {
-                m.release(); // state CLOSED: releases its buffer
+            // Messages that arrived before the close still go to the subscriber (then receive() completes);
+            // with no subscriber nobody can take them.
+            if (receiver == null && !undelivered.isEmpty()) {
+                drop = new ArrayList<>(undelivered);
+                undelivered.clear();
             }
+        }
+        if (drop != null) {
+            drop.forEach(EngineMessage::release); // state CLOSED: releases their buffers
         }
         cm.unregister(id);
         try {
@@ -926,9 +968,7 @@ final class EngineConnection implements RdmaConnection {
         device.controlWords.free(creditWord);
         device.releaseCq(cqh, cqEntries);
         metrics.connections(-1);
-        if (sink != null) {
-            completeReceiver(sink);
-        }
+        deliver();
         engine.closed(this);
         emit(new ConnectionEvent(ConnectionEvent.Type.CLOSED, 0, null, remoteAddressOrNull()));
         events.tryEmitComplete();

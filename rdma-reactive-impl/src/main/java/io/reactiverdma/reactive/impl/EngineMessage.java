@@ -40,7 +40,7 @@ final class EngineMessage implements RdmaMessage {
         if (released.get()) {
             throw EngineBuffer.released();
         }
-        return buffer.memory().slice(buffer.offset(), length).asReadOnlyBuffer().order(ByteOrder.nativeOrder());
+        return buffer.memory().slice(buffer.offset(), length).asReadOnlyBuffer().order(ByteOrder.BIG_ENDIAN);
     }
 
     @Override

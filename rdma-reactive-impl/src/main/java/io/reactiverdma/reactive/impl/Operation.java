@@ -67,9 +67,14 @@ final class Operation {
         }
     }
 
-    /** Signals success: the atomic's previous value is read before its result word is released. */
+    /**
+     * Signals success: the atomic's previous value is read before its result word is released. A cancelled
+     * operation only drops its holds: its subscriber is gone, and this is the completion the holds waited for.
+     */
     void succeed() {
-        if (isAtomic()) {
+        if (cancelled) {
+            releaseHolds();
+        } else if (isAtomic()) {
             long previous = atomicResult();
             releaseHolds();
             sink.success(previous);
@@ -79,8 +84,11 @@ final class Operation {
         }
     }
 
+    /** Signals the failure (a cancelled operation only drops its holds: nobody would see the error). */
     void fail(Throwable error) {
         releaseHolds();
-        sink.error(error);
+        if (!cancelled) {
+            sink.error(error);
+        }
     }
 }

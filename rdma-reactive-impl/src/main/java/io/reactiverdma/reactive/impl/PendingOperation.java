@@ -11,8 +11,8 @@ final class PendingOperation {
     int generation = 1;
     boolean inUse;
 
-    /** The connection that posted it. */
-    EngineConnection connection;
+    /** The connection that posted it, which the completion is delivered to. */
+    CompletionTarget connection;
     OperationType type;
     /** The operation's subscriber-facing state (a send/one-sided op, or a receive buffer index). */
     Operation operation;

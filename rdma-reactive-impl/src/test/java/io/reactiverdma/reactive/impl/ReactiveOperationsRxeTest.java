@@ -148,6 +148,7 @@ class ReactiveOperationsRxeTest {
             }
             StepVerifier.create(client.write(local, handedOver.slice(100, 1000))).expectComplete().verify(WAIT);
             ByteBuffer serverView = exposed.buffer();
+            ByteBuffer serverWords = exposed.buffer().order(java.nio.ByteOrder.nativeOrder()); // atomics' order
             for (int i = 0; i < 1000; i++) {
                 assertEquals((byte) (i * 7), serverView.get(100 + i), "byte " + i + " written");
             }
@@ -157,13 +158,13 @@ class ReactiveOperationsRxeTest {
             StepVerifier.create(client.read(target, handedOver.slice(4096, 8))).expectComplete().verify(WAIT);
             assertEquals(0x0102_0304_0506_0708L, target.buffer().getLong(0));
 
-            serverView.putLong(2048, 42L);
+            serverWords.putLong(2048, 42L);
             RemoteRegion word = handedOver.slice(2048, 8);
             StepVerifier.create(client.compareAndSwap(word, 42L, 100L)).expectNext(42L).expectComplete().verify(WAIT);
             StepVerifier.create(client.compareAndSwap(word, 42L, 7L)).expectNext(100L).expectComplete().verify(WAIT);
-            assertEquals(100L, serverView.getLong(2048), "a failed compare leaves the word");
+            assertEquals(100L, serverWords.getLong(2048), "a failed compare leaves the word");
             StepVerifier.create(client.fetchAndAdd(word, 0x1_0000_0005L)).expectNext(100L).expectComplete().verify(WAIT);
-            assertEquals(100L + 0x1_0000_0005L, serverView.getLong(2048));
+            assertEquals(100L + 0x1_0000_0005L, serverWords.getLong(2048));
 
             // WRITE with immediate: the data lands in the region, and the server receives a 0-byte message.
             view.put(0, (byte) 99);
