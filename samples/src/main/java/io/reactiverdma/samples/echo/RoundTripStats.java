@@ -1,0 +1,72 @@
+package io.reactiverdma.samples.echo;
+
+import java.util.Arrays;
+import java.util.Locale;
+
+/** Round-trip times of an echo run, in nanoseconds, and the summary the sample prints. Not thread-safe. */
+public final class RoundTripStats {
+    private final long[] rttNs;
+    private int count;
+
+    public RoundTripStats(int capacity) {
+        if (capacity <= 0) {
+            throw new IllegalArgumentException("capacity must be positive, was " + capacity);
+        }
+        this.rttNs = new long[capacity];
+    }
+
+    public void record(long nanos) {
+        if (count == rttNs.length) {
+            throw new IllegalStateException("more samples than the " + rttNs.length + " expected");
+        }
+        if (nanos < 0) {
+            throw new IllegalArgumentException("a round trip cannot take " + nanos + " ns");
+        }
+        rttNs[count++] = nanos;
+    }
+
+    public int count() {
+        return count;
+    }
+
+    /** The p-th percentile (0 < p <= 100) by nearest rank, in nanoseconds. */
+    public long percentileNs(double p) {
+        if (count == 0) {
+            throw new IllegalStateException("no samples");
+        }
+        if (!(p > 0 && p <= 100)) {
+            throw new IllegalArgumentException("percentile must be in (0, 100], was " + p);
+        }
+        long[] sorted = Arrays.copyOf(rttNs, count);
+        Arrays.sort(sorted);
+        int rank = (int) Math.ceil(p / 100.0 * count);
+        return sorted[Math.max(0, rank - 1)];
+    }
+
+    public long minNs() {
+        return percentileNs(Double.MIN_VALUE);
+    }
+
+    public long maxNs() {
+        return percentileNs(100);
+    }
+
+    public double meanNs() {
+        if (count == 0) {
+            throw new IllegalStateException("no samples");
+        }
+        double sum = 0;
+        for (int i = 0; i < count; i++) {
+            sum += rttNs[i];
+        }
+        return sum / count;
+    }
+
+    /** For example {@code "1000 round trips: min 8.1 us, median 9.0 us, mean 9.4 us, p99 20.3 us, max 51.0 us"}. */
+    public String summary() {
+        return String.format(Locale.ROOT,
+                "%d round trips: min %.1f us, median %.1f us, mean %.1f us, p99 %.1f us, max %.1f us",
+                count, minNs() / 1e3, percentileNs(50) / 1e3, meanNs() / 1e3, percentileNs(99) / 1e3,
+                maxNs() / 1e3);
+    }
+}

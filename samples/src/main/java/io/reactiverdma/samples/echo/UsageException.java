@@ -1,0 +1,10 @@
+package io.reactiverdma.samples.echo;
+
+/** A bad command line: the message says what is wrong; {@link Echo} prints it with the usage and exits 2. */
+public final class UsageException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    public UsageException(String message) {
+        super(message);
+    }
+}
