@@ -19,7 +19,7 @@ public class InvalidRequestException extends RdmaException {
         MISALIGNED_ATOMIC,
         /** An atomic's target is not exactly 8 bytes long. */
         WRONG_ATOMIC_SIZE,
-        /** A remote region was asked for memory registered without that kind of remote access. */
+        /** A remote region was asked for memory registered without any remote access. */
         ACCESS_NOT_GRANTED,
         /** The buffer was released or its memory deregistered. */
         BUFFER_RELEASED,

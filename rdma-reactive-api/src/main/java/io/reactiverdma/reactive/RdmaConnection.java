@@ -24,17 +24,24 @@ import java.nio.ByteBuffer;
  *   <li>cancelling it (or a {@code timeout}) stops the signal, not the work request: buffers it uses stay
  *       held until the device reports it done.</li>
  * </ul>
- * Disposing closes the connection: it disconnects, fails what is pending, completes {@link #receive()},
- * releases every buffer and native object, then completes {@link #onDispose()}.
+ * Disposing closes the connection: it disconnects (the QP moves to its error state), fails what is pending
+ * as its flushed completions arrive, completes {@link #receive()}, destroys the QP, returns the receive
+ * buffers to the pool, destroys the rdma_cm id, then emits {@link ConnectionEvent.Type#CLOSED} and completes
+ * {@link #onDispose()}.
  */
 public interface RdmaConnection extends Disposable {
     /**
      * The two-sided messages the peer sends, in order. Receive buffers are posted only for the demand the
      * subscriber signalled (and never more than {@link RdmaOption#RECEIVE_QUEUE_DEPTH}); each message must be
-     * {@link RdmaMessage#release() released}. Completes when the connection closes; errors with
-     * {@link RdmaCompletionException} when a receive fails for a reason other than the close. One subscriber
-     * at a time: a second concurrent one gets an {@link IllegalStateException}. Cancelling stops posting new
-     * receives (those already posted stay until the close flushes them).
+     * {@link RdmaMessage#release() released}. When the connection closes, the messages that arrived before
+     * the close are still delivered (as demand allows), then it completes; it errors instead with the
+     * {@link RdmaCompletionException} that closed the connection when an operation's completion error did
+     * (the QP is then in its error state). One subscriber at a time: a second concurrent one gets an
+     * {@link IllegalStateException}. Cancelling stops posting new receives (those already posted stay until
+     * the close flushes them; messages that arrive meanwhile wait for the next subscriber). Messages that an
+     * operator after this {@code Flux} drops (for example {@code filter}, or a cancelled {@code publishOn}
+     * queue) must be released by the application: add
+     * {@code .doOnDiscard(RdmaMessage.class, RdmaMessage::release)} at the end of the chain.
      */
     Flux<RdmaMessage> receive();
 

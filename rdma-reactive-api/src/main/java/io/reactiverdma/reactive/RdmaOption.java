@@ -20,8 +20,12 @@ public final class RdmaOption<T> {
      * Default 64; 1..16384.
      */
     public static final RdmaOption<Integer> RECEIVE_QUEUE_DEPTH = intOption("RECEIVE_QUEUE_DEPTH", 64, 1, 16384);
-    /** Size of each receive buffer: the largest message this side receives. Default 4096; 8..16 MiB. */
-    public static final RdmaOption<Integer> RECEIVE_BUFFER_SIZE = intOption("RECEIVE_BUFFER_SIZE", 4096, 8, 16 << 20);
+    /**
+     * Size of each receive buffer: the largest message this side receives. Default 4096; 8..4 MiB (receive
+     * buffers come from the registered pool, whose largest buffer is 4 MiB; move bigger data with
+     * {@link RdmaConnection#write} or {@link RdmaConnection#read}).
+     */
+    public static final RdmaOption<Integer> RECEIVE_BUFFER_SIZE = intOption("RECEIVE_BUFFER_SIZE", 4096, 8, 4 << 20);
     /**
      * Sends of at most this many bytes are posted inline (copied by the CPU at post time). Default 64;
      * 0..256 (the device may grant less).
@@ -41,7 +45,7 @@ public final class RdmaOption<T> {
     /** What pollers do when idle. Default {@link PollerIdleStrategy#eventDriven()}. */
     public static final RdmaOption<PollerIdleStrategy> IDLE_STRATEGY = new RdmaOption<>("IDLE_STRATEGY",
             PollerIdleStrategy.class, PollerIdleStrategy.eventDriven(), v -> true, "a strategy");
-    /** Limit for resolving and connecting (client) or for a request to be established (server). Default 10 s. */
+    /** Limit for resolving and connecting, on the client (the server side relies on rdma_cm's own timeouts). Default 10 s. */
     public static final RdmaOption<Duration> CONNECT_TIMEOUT = new RdmaOption<>("CONNECT_TIMEOUT", Duration.class,
             Duration.ofSeconds(10), d -> d.compareTo(Duration.ofMillis(1)) >= 0
                     && d.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) <= 0,

@@ -28,7 +28,7 @@ class RdmaOptionTest {
         return Stream.of(
                 Arguments.of(RdmaOption.SEND_QUEUE_DEPTH, 128, 1, 16384),
                 Arguments.of(RdmaOption.RECEIVE_QUEUE_DEPTH, 64, 1, 16384),
-                Arguments.of(RdmaOption.RECEIVE_BUFFER_SIZE, 4096, 8, 16 * 1024 * 1024),
+                Arguments.of(RdmaOption.RECEIVE_BUFFER_SIZE, 4096, 8, 4 * 1024 * 1024),
                 Arguments.of(RdmaOption.MAX_INLINE_DATA, 64, 0, 256),
                 Arguments.of(RdmaOption.POLL_BATCH_SIZE, 32, 1, 1024),
                 Arguments.of(RdmaOption.READ_ATOMIC_DEPTH, 4, 1, 255),

@@ -69,8 +69,16 @@ final class CmEventLoop {
 
     /** Runs {@code task} on the loop thread after {@code delay} (a daemon timer thread hands it over). */
     void schedule(Runnable task, Duration delay) {
-        reactor.core.scheduler.Schedulers.parallel().schedule(() -> execute(task), delay.toNanos(), TimeUnit.NANOSECONDS);
+        // The engine's own timer, not a Reactor scheduler the application may shut down.
+        TIMER.schedule(() -> execute(task), delay.toNanos(), TimeUnit.NANOSECONDS);
     }
+
+    private static final java.util.concurrent.ScheduledExecutorService TIMER =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "rdma-cm-timer");
+                t.setDaemon(true);
+                return t;
+            });
 
     private void run() {
         while (running) {
@@ -103,7 +111,7 @@ final class CmEventLoop {
             if (e.type() == CmEventType.CONNECT_REQUEST && e.id() != null) {
                 // Nobody listens any more: refuse rather than leave the peer waiting.
                 try {
-                    e.id().reject(null);
+                    e.id().reject(new byte[0]);
                 } finally {
                     e.id().close();
                 }

@@ -170,7 +170,13 @@ final class CompletionPoller implements CompletionSource.Handler {
         int progressed = 0;
         for (int i = creditWaiters.size() - 1; i >= 0; i--) {
             EngineConnection w = creditWaiters.get(i);
-            int r = w.recheckCredits();
+            int r;
+            try {
+                r = w.recheckCredits();
+            } catch (Throwable t) {
+                EngineLog.error("completion poller " + name + ": re-checking credits of " + w + " failed", t);
+                r = EngineConnection.DONE;
+            }
             if (r != EngineConnection.STILL_WAITING) {
                 creditWaiters.set(i, creditWaiters.get(creditWaiters.size() - 1));
                 creditWaiters.remove(creditWaiters.size() - 1);
@@ -189,7 +195,22 @@ final class CompletionPoller implements CompletionSource.Handler {
             metrics.staleCompletion();
             return;
         }
-        e.connection.onCompletion(e, status, opcode, vendorErr, byteLen, immData, wcFlags);
+        try {
+            e.connection.onCompletion(e, status, opcode, vendorErr, byteLen, immData, wcFlags);
+        } catch (Throwable t) {
+            // One connection's failure (or a subscriber that threw from onNext) must not end the thread that
+            // every other connection on this CQ depends on.
+            EngineLog.error("completion poller " + name + ": handling the completion of wr_id 0x"
+                    + Long.toHexString(wrId) + " failed; closing its connection", t);
+            CompletionTarget target = e.connection;
+            Operation op = pending.freeIfCurrent(e, wrId); // if the target threw before freeing it
+            if (op != null) {
+                op.fail(new io.reactiverdma.reactive.RdmaException("handling the completion failed: " + t, t));
+            }
+            if (target instanceof EngineConnection c) {
+                c.close(new io.reactiverdma.reactive.RdmaException(c + ": handling a completion failed: " + t, t));
+            }
+        }
     }
 
     /**

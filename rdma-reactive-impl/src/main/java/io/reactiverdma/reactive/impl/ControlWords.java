@@ -10,8 +10,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Per-connection flow-control words in registered memory that peers may RDMA WRITE (and nothing else is
- * exposed through that registration). Each connection gets a 64-byte slot (its own cache line):
+ * Per-connection flow-control words in registered memory. Each connection gets a 64-byte slot (its own
+ * cache line) in a locally registered region; the 8-byte incoming word alone is registered for remote
+ * WRITE, on its own, for the time the connection uses the slot. So a peer can write its own connection's
+ * word and nothing else (not another connection's word, not the rest of the region), and a peer of a
+ * closed connection holds an rkey that no longer works once the slot is reused.
  * <pre>
  *   offset 0: incoming credit word, written by the peer (uint64, little-endian): receives the peer posted so far
  *   offset 8: outgoing word, the inline source of this side's credit updates
@@ -32,7 +35,7 @@ final class ControlWords {
 
     synchronized Slot allocate() {
         if (free.isEmpty()) {
-            EngineBuffer region = (EngineBuffer) pool.allocateRegistered(SLOT_SIZE * SLOTS_PER_REGION, RemoteAccess.WRITE);
+            EngineBuffer region = (EngineBuffer) pool.allocateRegistered(SLOT_SIZE * SLOTS_PER_REGION); // local only
             regions.add(region);
             for (int i = SLOTS_PER_REGION - 1; i >= 0; i--) {
                 free.add(new Slot(region, i * SLOT_SIZE));
@@ -40,10 +43,17 @@ final class ControlWords {
         }
         Slot s = free.remove(free.size() - 1);
         s.reset();
+        try {
+            s.expose(pool);
+        } catch (RuntimeException e) {
+            free.add(s);
+            throw e;
+        }
         return s;
     }
 
     synchronized void free(Slot s) {
+        s.unexpose();
         free.add(s);
     }
 
@@ -52,6 +62,8 @@ final class ControlWords {
         private final EngineBuffer region;
         private final ByteBuffer memory;
         private final int offset;
+        /** The incoming word's own registration (remote WRITE) while a connection uses the slot. */
+        private EngineBuffer incoming;
 
         Slot(EngineBuffer region, int offset) {
             this.region = region;
@@ -64,13 +76,25 @@ final class ControlWords {
             LONG_LE.setVolatile(memory, offset + 8, 0L);
         }
 
-        /** Address the peer writes its counter to. */
-        long incomingAddress() {
-            return region.address() + offset;
+        void expose(BufferPool pool) {
+            incoming = (EngineBuffer) pool.register(memory.slice(offset, 8), RemoteAccess.WRITE);
         }
 
+        void unexpose() {
+            if (incoming != null) {
+                incoming.release();
+                incoming = null;
+            }
+        }
+
+        /** Address the peer writes its counter to. */
+        long incomingAddress() {
+            return incoming.address();
+        }
+
+        /** The rkey of this slot's incoming word alone. */
         int rkey() {
-            return region.rkey();
+            return incoming.rkey();
         }
 
         /** The peer's counter as last written (a volatile read: the device writes it, not a Java thread). */

@@ -87,13 +87,18 @@ final class DeviceResources {
         PollerIdleStrategy strategy = config.option(RdmaOption.IDLE_STRATEGY);
         int batch = config.option(RdmaOption.POLL_BATCH_SIZE);
         int maxCqe = Math.max(1, attributes.maxCqe());
+        if (entries > maxCqe) {
+            throw new io.reactiverdma.reactive.InvalidRequestException(
+                    io.reactiverdma.reactive.InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                    "send plus receive queue depth (" + entries + ") exceeds the device's max_cqe (" + maxCqe + ")");
+        }
         if (config.option(RdmaOption.COMPLETION_QUEUE_MODE) == CompletionQueueMode.PER_CONNECTION) {
-            CompletionQueueHandle h = new CompletionQueueHandle(context, Math.min(entries, maxCqe), strategy, batch,
+            CompletionQueueHandle h = new CompletionQueueHandle(context, entries, strategy, batch,
                     metrics, "rdma-poller-" + POLLER_IDS.incrementAndGet() + "-" + context.deviceName(), false, null);
             h.tryReserve(entries);
             return h;
         }
-        String key = strategy + "/" + batch;
+        String key = strategy + "/" + batch + (config.metrics() ? "/metrics" : "");
         synchronized (sharedCqs) {
             List<CompletionQueueHandle> list = sharedCqs.computeIfAbsent(key, k -> new ArrayList<>());
             for (CompletionQueueHandle h : list) {
@@ -115,11 +120,25 @@ final class DeviceResources {
         }
     }
 
-    /** Gives back a connection's entries; a per-connection CQ is destroyed, shared ones stay for reuse. */
+    /**
+     * Gives back a connection's entries. A per-connection CQ is destroyed; so is a shared one that no
+     * connection uses any more: its poller thread would otherwise stay (and, spinning, burn a core) for
+     * nothing. The next connection makes a new one.
+     */
     void releaseCq(CompletionQueueHandle h, int entries) {
-        h.unreserve(entries);
         if (!h.shared) {
+            h.unreserve(entries);
             h.stop();
+            return;
+        }
+        synchronized (sharedCqs) {
+            if (h.unreserve(entries)) {
+                List<CompletionQueueHandle> list = sharedCqs.get(h.key);
+                if (list != null) {
+                    list.remove(h);
+                }
+                h.stop(); // under the lock: no acquireCq can pick it meanwhile
+            }
         }
     }
 

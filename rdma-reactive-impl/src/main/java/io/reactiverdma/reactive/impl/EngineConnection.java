@@ -84,6 +84,7 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
     private final int cqEntries;
 
     private final Object lock = new Object();
+    private final FlowControl flow;
     private State state = State.CONNECTING;
     private Throwable closeCause;
     private int outstanding;
@@ -91,16 +92,11 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
     // ---- send side (guarded by lock)
     private final SendWorkRequests sendWr = new SendWorkRequests(1, 1);
     private final ArrayDeque<Operation> waiting = new ArrayDeque<>();
-    private int sendSlotsFree;
-    private boolean creditFlowControl;
     private long peerCreditAddress;
     private int peerCreditRkey;
     private int peerReceiveBufferSize;
-    private long sentMessages;
     private boolean creditWaitRegistered;
     private final ControlWords.Slot creditWord;
-    private boolean creditWriteInFlight;
-    private long advertised;
 
     // ---- receive side (guarded by lock)
     private final ReceiveWorkRequests recvWr;
@@ -109,10 +105,6 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
     private final EngineMessage[] messages;
     private final int[] freeRecv;
     private int freeRecvCount;
-    private long demand;
-    private int postedReceives;
-    private long postedTotal;
-    private long receivedTotal;
     private final ArrayDeque<EngineMessage> undelivered = new ArrayDeque<>();
     private FluxSink<RdmaMessage> receiver;
     private boolean delivering;
@@ -122,6 +114,7 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
     private final Sinks.Empty<Void> disposed = Sinks.empty();
     private final AtomicBoolean closeStarted = new AtomicBoolean();
     private final AtomicBoolean finished = new AtomicBoolean();
+    private boolean qpDestroyed; // rdma_cm thread only
     private volatile ConnectionEventListener eventListener;
 
     /** Sees every event of this connection (the server forwards them to its own flux). */
@@ -191,7 +184,7 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
         this.freeRecvCount = recvDepth;
         this.recvWr = new ReceiveWorkRequests(recvDepth, 1);
         this.recvBatch = new PendingOperation[recvDepth];
-        this.sendSlotsFree = sendDepth;
+        this.flow = new FlowControl(sendDepth, recvDepth);
         metrics.connections(1);
     }
 
@@ -205,12 +198,12 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
     void applyPeerOffer(Negotiation peer) {
         synchronized (lock) {
             if (peer == null) {
-                creditFlowControl = false;
+                flow.useCredits(false);
                 peerReceiveBufferSize = 0;
                 return;
             }
             peerReceiveBufferSize = peer.receiveBufferSize();
-            creditFlowControl = creditsOffered && peer.credits();
+            flow.useCredits(creditsOffered && peer.credits());
             peerCreditAddress = peer.creditAddress();
             peerCreditRkey = peer.creditRkey();
         }
@@ -460,8 +453,11 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
                 : new ConnectionClosedException(description + " is closed: operation " + what);
     }
 
-    /** Posts waiting operations while slots and credits allow. Under lock, state ESTABLISHED. */
-    private void drainLocked() {
+    /**
+     * Posts waiting operations while slots and credits allow. Under lock, state ESTABLISHED. True when the
+     * head waits for the peer's credits (the poller then re-reads the credit word for this connection).
+     */
+    private boolean drainLocked() {
         while (state == State.ESTABLISHED && !waiting.isEmpty()) {
             Operation op = waiting.peek();
             if (op.cancelled) {
@@ -469,57 +465,47 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
                 op.releaseHolds();
                 continue;
             }
-            if (sendSlotsFree == 0) {
-                return;
+            switch (flow.blocked(op.consumesPeerReceive(), creditWord.incoming())) {
+                case SLOT:
+                    return false; // a send completion drains again
+                case CREDIT:
+                    if (!creditWaitRegistered) {
+                        creditWaitRegistered = true;
+                        metrics.creditsWaiting(1);
+                        cqh.poller.awaitCredits(this);
+                    }
+                    return true;
+                default:
+                    waiting.poll();
+                    postLocked(op);
             }
-            if (op.consumesPeerReceive() && creditFlowControl && creditsLocked() <= 0) {
-                if (!creditWaitRegistered) {
-                    creditWaitRegistered = true;
-                    metrics.creditsWaiting(1);
-                    cqh.poller.awaitCredits(this);
-                }
-                return;
-            }
-            waiting.poll();
-            postLocked(op);
         }
+        return false;
     }
 
-    private long creditsLocked() {
-        return creditWord.incoming() - sentMessages;
-    }
-
-    /** Poller thread: the peer's credit word may have moved. */
+    /**
+     * Poller thread, while this connection waits for credits: the peer's credit word may have moved.
+     * {@link #STILL_WAITING} keeps the poller's entry (one per connection); otherwise it is dropped.
+     */
     int recheckCredits() {
-        int result;
         synchronized (lock) {
             if (state != State.ESTABLISHED) {
                 creditWaitRegistered = false;
                 metrics.creditsWaiting(-1);
                 return DONE;
             }
-            if (creditsLocked() <= 0) {
+            if (flow.creditsLeft(creditWord.incoming()) <= 0 || drainLocked()) {
                 return STILL_WAITING;
             }
             creditWaitRegistered = false;
             metrics.creditsWaiting(-1);
-            drainLocked(); // may register again (then this entry stays: same connection)
-            result = creditWaitRegistered ? STILL_WAITING : PROGRESSED;
-            if (creditWaitRegistered) {
-                // drainLocked registered anew; the poller keeps this entry, so drop the duplicate count
-                return STILL_WAITING;
-            }
         }
         flushDeferred();
-        return result;
+        return PROGRESSED;
     }
 
     private void postLocked(Operation op) {
-        PendingOperation p = cqh.pending.acquire();
-        p.connection = this;
-        p.type = op.type;
-        p.operation = op;
-        p.postedNs = System.nanoTime();
+        PendingOperation p = cqh.pending.acquire(this, op.type, op, -1, System.nanoTime());
         sendWr.clear();
         int flags = SendFlags.SIGNALED;
         boolean inline = false;
@@ -559,12 +545,9 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
                     + " failed: " + e.getMessage(), e));
             return;
         }
-        sendSlotsFree--;
+        flow.posted(op.consumesPeerReceive());
         outstanding++;
         metrics.outstanding(1);
-        if (op.consumesPeerReceive()) {
-            sentMessages++;
-        }
         if (inline) {
             // The device copied the bytes at post time: the buffer is free now (the op keeps no hold).
             op.releaseHolds();
@@ -581,7 +564,7 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
                     return;
                 }
                 receiver = sink;
-                demand = 0;
+                flow.cancelDemand();
             }
             sink.onRequest(this::requestReceives);
             sink.onCancel(() -> {
@@ -589,7 +572,7 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
                 synchronized (lock) {
                     if (receiver == sink) {
                         receiver = null;
-                        demand = 0;
+                        flow.cancelDemand();
                         if (state == State.CLOSED && !undelivered.isEmpty()) {
                             drop = new ArrayList<>(undelivered); // nobody can take them any more
                             undelivered.clear();
@@ -602,7 +585,10 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
             });
             deliver(); // a closed connection completes the new subscriber at once
         }, FluxSink.OverflowStrategy.ERROR);
-        return callbacks == null ? flux : flux.publishOn(callbacks, recvDepth);
+        // Messages an operator of ours drops (publishOn's queue on cancel) give their buffers back. Operators
+        // after this one discard into the subscriber's own hooks: the docs ask users to release there too.
+        return (callbacks == null ? flux : flux.publishOn(callbacks, recvDepth))
+                .doOnDiscard(EngineMessage.class, EngineMessage::release);
     }
 
     private void completeReceiver(FluxSink<RdmaMessage> sink) {
@@ -619,7 +605,7 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
             if (receiver == null) {
                 return;
             }
-            demand = demand + n < 0 ? Long.MAX_VALUE : demand + n;
+            flow.request(n);
             postReceivesLocked();
             maybeAdvertiseLocked();
         }
@@ -648,9 +634,9 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
             EngineMessage message = null;
             synchronized (lock) {
                 sink = receiver;
-                if (sink != null && demand > 0 && !undelivered.isEmpty()) {
+                if (sink != null && flow.demand() > 0 && !undelivered.isEmpty()) {
                     message = undelivered.poll();
-                    demand--;
+                    flow.delivered();
                 } else if (sink != null && state == State.CLOSED && undelivered.isEmpty()) {
                     receiver = null;
                 } else {
@@ -671,8 +657,7 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
         if (state == State.CLOSING || state == State.CLOSED || receiveFailed) {
             return;
         }
-        long uncovered = demand - postedReceives - undelivered.size();
-        int n = (int) Math.min(uncovered, freeRecvCount);
+        int n = flow.receivesToPost(freeRecvCount, undelivered.size());
         if (n <= 0) {
             return;
         }
@@ -680,11 +665,7 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
         long now = System.nanoTime();
         for (int k = 0; k < n; k++) {
             int index = freeRecv[--freeRecvCount];
-            PendingOperation p = cqh.pending.acquire();
-            p.connection = this;
-            p.type = OperationType.RECEIVE;
-            p.receiveIndex = index;
-            p.postedNs = now;
+            PendingOperation p = cqh.pending.acquire(this, OperationType.RECEIVE, null, index, now);
             recvBatch[k] = p;
             EngineBuffer b = recvBuffers[index];
             recvWr.add(p.wrId(), b.address(), recvBufferSize, b.lkey());
@@ -698,14 +679,16 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
                 recvBatch[k] = null;
             }
             receiveFailed = true;
-            EngineLog.error(description + ": posting receives failed", e);
+            EngineLog.error(description + ": posting receives failed; closing the connection", e);
+            // Without receives the connection cannot go on; close it (outside this lock) so receive() ends.
+            cm.execute(() -> close(new io.reactiverdma.reactive.RdmaException(
+                    description + ": ibv_post_recv failed: " + e.getMessage(), e)));
             return;
         }
         for (int k = 0; k < n; k++) {
             recvBatch[k] = null;
         }
-        postedReceives += n;
-        postedTotal += n;
+        flow.receivesPosted(n);
         outstanding += n;
         metrics.outstanding(n);
     }
@@ -729,24 +712,13 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
      * unadvertised, or the peer possibly short of credits. One update in flight at a time, on its own slot.
      */
     private void maybeAdvertiseLocked() {
-        if (!creditFlowControl || state != State.ESTABLISHED || creditWriteInFlight) {
+        if (state != State.ESTABLISHED || !flow.shouldAdvertise()) {
             return;
         }
-        long unadvertised = postedTotal - advertised;
-        if (unadvertised <= 0) {
-            return;
-        }
-        long threshold = Math.max(1, recvDepth / 4);
-        if (unadvertised < threshold && advertised - receivedTotal >= threshold) {
-            return;
-        }
-        PendingOperation p = cqh.pending.acquire();
-        p.connection = this;
-        p.type = OperationType.CREDIT_UPDATE;
-        p.postedNs = System.nanoTime();
+        PendingOperation p = cqh.pending.acquire(this, OperationType.CREDIT_UPDATE, null, -1, System.nanoTime());
         sendWr.clear();
         int i = sendWr.add(p.wrId(), WrOpcode.RDMA_WRITE, SendFlags.SIGNALED | SendFlags.INLINE);
-        sendWr.sge(i, creditWord.outgoing(postedTotal), 8, creditWord.lkey());
+        sendWr.sge(i, creditWord.outgoing(flow.postedTotal()), 8, creditWord.lkey());
         sendWr.rdma(i, peerCreditAddress, peerCreditRkey);
         try {
             qp.postSend(sendWr);
@@ -755,8 +727,7 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
             EngineLog.error(description + ": posting a credit update failed", e);
             return;
         }
-        creditWriteInFlight = true;
-        advertised = postedTotal;
+        flow.advertising();
         outstanding++;
         metrics.outstanding(1);
     }
@@ -787,9 +758,9 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
             synchronized (lock) {
                 outstanding--;
                 if (type == OperationType.CREDIT_UPDATE) {
-                    creditWriteInFlight = false;
+                    flow.advertisementCompleted();
                 } else {
-                    sendSlotsFree++;
+                    flow.sendCompleted();
                 }
                 if (failure != null && closeCause == null) {
                     closeCause = failure;
@@ -824,14 +795,14 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
         boolean finish;
         synchronized (lock) {
             outstanding--;
-            postedReceives--;
             if (success) {
-                receivedTotal++;
+                flow.received();
                 // A WRITE_WITH_IMM's data went to the WRITE's target; the receive buffer holds nothing.
                 int length = opcode == WcOpcode.RECV_RDMA_WITH_IMM.value() ? 0 : byteLen;
                 undelivered.add(messages[index].reuse(length, (wcFlags & WcFlags.WITH_IMM) != 0, imm));
                 maybeAdvertiseLocked();
             } else {
+                flow.receiveFlushed();
                 freeRecv[freeRecvCount++] = index;
                 if (failure != null && closeCause == null) {
                     closeCause = failure;
@@ -920,6 +891,9 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
             EngineLog.warn(description + ": " + outstanding + " work requests not flushed within " + DRAIN_TIMEOUT
                     + "; destroying the QP and failing them");
         }
+        // The QP goes first: once it is destroyed the device no longer touches the buffers its work requests
+        // name, so failing those operations (which drops their holds) cannot recycle memory in use.
+        destroyQueuePair();
         // Fail what is left on the poller thread (which owns completions), then finish on this thread.
         cqh.poller.execute(() -> {
             for (PendingOperation p : cqh.pending.snapshotInUse()) {
@@ -931,21 +905,44 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
         });
     }
 
-    /** rdma_cm thread, once nothing is outstanding: release everything in order and signal the end. */
+    /** rdma_cm thread. Idempotent. */
+    private void destroyQueuePair() {
+        if (qpDestroyed) {
+            return;
+        }
+        qpDestroyed = true;
+        try {
+            id.destroyQueuePair();
+        } catch (RuntimeException e) {
+            EngineLog.error(description + ": rdma_destroy_qp failed", e);
+        }
+    }
+
+    /**
+     * rdma_cm thread, once nothing is outstanding: signal the end and release everything in order:
+     * receive() completes (after the messages that arrived before the close), the QP is destroyed, then the
+     * receive buffers go back to the pool (those of unreleased messages when the messages are released),
+     * then the id, the credit word and the CQ reservation; last the CLOSED event and onDispose().
+     */
     private void finishClose() {
         if (!finished.compareAndSet(false, true)) {
             return;
         }
-        List<EngineMessage> drop = null;
+        InetSocketAddress peer = remoteAddressOrNull();
         synchronized (lock) {
             state = State.CLOSED;
+        }
+        deliver();
+        cm.unregister(id);
+        destroyQueuePair();
+        List<EngineMessage> drop = null;
+        synchronized (lock) {
             // Buffers with an unreleased message are released when the message is.
             for (int k = 0; k < freeRecvCount; k++) {
                 recvBuffers[freeRecv[k]].release();
             }
             freeRecvCount = 0;
-            // Messages that arrived before the close still go to the subscriber (then receive() completes);
-            // with no subscriber nobody can take them.
+            // Messages that arrived before the close still go to the subscriber; with none, nobody can take them.
             if (receiver == null && !undelivered.isEmpty()) {
                 drop = new ArrayList<>(undelivered);
                 undelivered.clear();
@@ -953,12 +950,6 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
         }
         if (drop != null) {
             drop.forEach(EngineMessage::release); // state CLOSED: releases their buffers
-        }
-        cm.unregister(id);
-        try {
-            id.destroyQueuePair();
-        } catch (RuntimeException e) {
-            EngineLog.error(description + ": rdma_destroy_qp failed", e);
         }
         try {
             id.close();
@@ -968,9 +959,8 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
         device.controlWords.free(creditWord);
         device.releaseCq(cqh, cqEntries);
         metrics.connections(-1);
-        deliver();
         engine.closed(this);
-        emit(new ConnectionEvent(ConnectionEvent.Type.CLOSED, 0, null, remoteAddressOrNull()));
+        emit(new ConnectionEvent(ConnectionEvent.Type.CLOSED, 0, null, peer));
         events.tryEmitComplete();
         disposed.tryEmitEmpty();
     }
@@ -1001,7 +991,7 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
     @Override
     public boolean creditFlowControl() {
         synchronized (lock) {
-            return creditFlowControl;
+            return flow.credits();
         }
     }
 

@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code rdma.poll.batch} (summary): completions per non-empty poll</li>
  *   <li>{@code rdma.completion.errors} (counter; tag {@code status}): failed completions other than flushes</li>
  *   <li>{@code rdma.connections} (gauge): open connections</li>
- *   <li>{@code rdma.credits.waiting} (gauge): operations queued for the peer's credits</li>
+ *   <li>{@code rdma.credits.waiting} (gauge): connections whose next message waits for the peer's credits</li>
  *   <li>{@code rdma.completions.stale} (counter): completions whose wr_id named no live operation</li>
  * </ul>
  */
@@ -130,7 +130,7 @@ abstract class EngineMetrics {
             Gauge.builder("rdma.connections", connections, AtomicLong::get).description("open connections")
                     .register(registry);
             Gauge.builder("rdma.credits.waiting", creditsWaiting, AtomicLong::get)
-                    .description("operations waiting for the peer's flow-control credits").register(registry);
+                    .description("connections whose next message waits for the peer's flow-control credits").register(registry);
         }
 
         private Counter counter(String name, String description, String... tags) {

@@ -95,7 +95,12 @@ final class EngineServer implements DisposableRdmaServer {
                 c.dispose();
             }, c::dispose);
         } catch (RuntimeException ex) {
-            EngineLog.error("server " + address + ": the handler threw for " + c + "; closing it", ex);
+            EngineLog.error("server " + address + ": the handler threw for " + c + "; rejecting", ex);
+            try {
+                child.reject(new byte[0]); // the peer gets REJECTED now rather than a connect timeout
+            } catch (RuntimeException ignored) {
+                // it will see a timeout instead
+            }
             c.dispose();
             return;
         }
@@ -111,7 +116,7 @@ final class EngineServer implements DisposableRdmaServer {
 
     private static void reject(RdmaCmId child) {
         try {
-            child.reject(null);
+            child.reject(new byte[0]);
         } catch (RuntimeException ignored) {
             // the peer sees a timeout instead
         } finally {

@@ -1,5 +1,7 @@
 package io.reactiverdma.reactive.impl;
 
+import io.reactiverdma.reactive.OperationType;
+
 import java.util.Arrays;
 
 /**
@@ -13,9 +15,10 @@ import java.util.Arrays;
  * operation that holds the slot now. Entries are allocated once, with the table: taking and freeing them
  * allocates nothing.
  *
- * <p>Thread-safety: {@link #acquire} and {@link #free} may be called from any thread (a short lock); the
- * lookup {@link #lookup} is for the poller thread and takes no lock (it reads fields published by the
- * lock of the {@code acquire} that preceded the post).
+ * <p>Thread-safety: {@link #acquire}, {@link #free} and {@link #lookup} take the table's lock (short). The
+ * entry's fields are set inside {@link #acquire(CompletionTarget, OperationType, Operation, int, long)},
+ * under that lock, so the poller's {@code lookup} (same lock, after the post and its completion) sees them:
+ * the Java memory model does not order anything through the device.
  */
 final class PendingOperations {
     private final PendingOperation[] entries;
@@ -57,6 +60,28 @@ final class PendingOperations {
         PendingOperation e = entries[freeSlots[--freeCount]];
         e.inUse = true;
         return e;
+    }
+
+    /** Takes a free entry and fills it, under the table's lock (see the class comment). */
+    synchronized PendingOperation acquire(CompletionTarget target, OperationType type, Operation operation,
+            int receiveIndex, long postedNs) {
+        PendingOperation e = acquire();
+        e.connection = target;
+        e.type = type;
+        e.operation = operation;
+        e.receiveIndex = receiveIndex;
+        e.postedNs = postedNs;
+        return e;
+    }
+
+    /** Frees {@code e} if it still holds {@code wrId} (not freed since); returns its operation then, else null. */
+    synchronized Operation freeIfCurrent(PendingOperation e, long wrId) {
+        if (!e.inUse || e.wrId() != wrId) {
+            return null;
+        }
+        Operation op = e.operation;
+        free(e);
+        return op;
     }
 
     /** Clears the entry, bumps its generation and makes its slot free. Freeing a free entry is a bug. */

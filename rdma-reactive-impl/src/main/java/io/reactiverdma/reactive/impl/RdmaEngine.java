@@ -97,7 +97,8 @@ public final class RdmaEngine implements RdmaTransportProvider {
         try {
             return new InetSocketAddress(InetAddress.getByName(config.host()), config.port());
         } catch (UnknownHostException e) {
-            throw new RdmaException("cannot resolve host " + config.host() + ": " + e.getMessage(), e);
+            throw new RdmaConnectException("cannot resolve host " + config.host() + ": " + e.getMessage(),
+                    ConnectionEvent.Type.ADDRESS_ERROR, 0, null);
         }
     }
 
@@ -108,9 +109,17 @@ public final class RdmaEngine implements RdmaTransportProvider {
         return Mono.<RdmaConnection>create(sink -> {
             CmEventLoop cm = cm();
             ClientAttempt attempt = new ClientAttempt(this, cm, config, sink);
-            sink.onCancel(() -> cm.execute(attempt::abandon));
+            sink.onCancel(() -> {
+                if (attempt.handover.compareAndSet(ClientAttempt.PENDING, ClientAttempt.CANCELLED)) {
+                    cm.execute(attempt::abandon);
+                }
+            });
             cm.execute(attempt::start);
-        }).timeout(timeout, Mono.error(() -> new RdmaConnectException("connecting to " + config.host() + ":"
+        })
+        // A cancel that races the hand-over (the connection was emitted as the subscriber went away): Reactor
+        // discards the value instead of delivering it; close it rather than leak it.
+        .doOnDiscard(RdmaConnection.class, RdmaConnection::dispose)
+        .timeout(timeout, Mono.error(() -> new RdmaConnectException("connecting to " + config.host() + ":"
                 + config.port() + " did not complete within " + timeout, ConnectionEvent.Type.CONNECT_ERROR,
                 -110, null)));
     }
@@ -126,6 +135,11 @@ public final class RdmaEngine implements RdmaTransportProvider {
         private EngineConnection connection;
         private InetSocketAddress destination;
         private boolean done;
+        static final int PENDING = 0;
+        static final int DELIVERED = 1;
+        static final int CANCELLED = 2;
+        /** Who got the connection: the subscriber, or nobody because it cancelled (then it is closed). */
+        final java.util.concurrent.atomic.AtomicInteger handover = new java.util.concurrent.atomic.AtomicInteger();
 
         ClientAttempt(RdmaEngine engine, CmEventLoop cm, RdmaTransportConfig config, MonoSink<RdmaConnection> sink) {
             this.engine = engine;
@@ -174,7 +188,11 @@ public final class RdmaEngine implements RdmaTransportProvider {
                         cm.register(id, connection::onCmEvent);
                         connection.emit(event);
                         connection.established();
-                        sink.success(connection);
+                        if (handover.compareAndSet(PENDING, DELIVERED)) {
+                            sink.success(connection);
+                        } else {
+                            cleanUp(); // the subscriber cancelled (or timed out) while this was under way
+                        }
                     }
                     default -> {
                         if (e.type().isConnectFailure()) {
@@ -198,8 +216,8 @@ public final class RdmaEngine implements RdmaTransportProvider {
 
         /** The subscriber cancelled (or timed out): release what the attempt made. */
         void abandon() {
-            if (done && connection != null && connection.state() != EngineConnection.State.CONNECTING) {
-                return; // established and handed over: the subscriber that cancelled owns nothing
+            if (done) {
+                return; // failed (cleaned up already) or established (then cleaned up there, see handover)
             }
             done = true;
             cleanUp();

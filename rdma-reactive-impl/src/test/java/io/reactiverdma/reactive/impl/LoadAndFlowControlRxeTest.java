@@ -159,8 +159,11 @@ class LoadAndFlowControlRxeTest {
 
     private RdmaConnection[] pair(boolean credits, int rnrRetry) {
         Sinks.One<RdmaConnection> serverSide = Sinks.one();
+        // rdma_cm applies each side's RNR retry count to the PEER's QP (the server's accept sets how often
+        // the client's sends are retried): both sides get it, so the client's sends see exactly rnrRetry.
         DisposableRdmaServer server = RdmaServer.create().host(host()).port(0)
                 .option(RdmaOption.CREDIT_FLOW_CONTROL, credits)
+                .option(RdmaOption.RNR_RETRY_COUNT, rnrRetry)
                 .handle(c -> {
                     serverSide.tryEmitValue(c);
                     return c.onDispose();
@@ -179,8 +182,8 @@ class LoadAndFlowControlRxeTest {
 
     /**
      * 100,000 messages through send(Publisher) into a consumer that is slower than the sender and pauses
-     * now and then. The client's RNR retry count is 0: a single RNR NAK would fail the stream with
-     * RNR_RETRY_EXC_ERR; the device's RNR counter is checked as well.
+     * now and then. The RNR retry count is 0 on both sides: a single RNR NAK would fail the stream with
+     * RNR_RETRY_EXC_ERR; the device's RNR NAK counter is checked as well.
      */
     @Test
     void hundredThousandMessagesIntoASlowConsumerWithoutRnrLossOrReordering() {

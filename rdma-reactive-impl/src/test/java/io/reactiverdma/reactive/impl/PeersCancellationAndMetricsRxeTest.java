@@ -164,8 +164,11 @@ class PeersCancellationAndMetricsRxeTest {
         Hooks.onErrorDropped(dropped::add);
         try {
             Sinks.One<RdmaConnection> serverSide = Sinks.one();
+            // The server's RNR retry count is the one its accept gives the client's QP: 6 retries of rdma_cm's
+            // RNR timer (655 ms) keep the SEND alive for seconds.
             DisposableRdmaServer server = RdmaServer.create().host(host()).port(0)
                     .option(RdmaOption.CREDIT_FLOW_CONTROL, false)
+                    .option(RdmaOption.RNR_RETRY_COUNT, 6)
                     .handle(c -> {
                         serverSide.tryEmitValue(c); // never receives
                         return c.onDispose();
@@ -173,7 +176,6 @@ class PeersCancellationAndMetricsRxeTest {
             servers.add(server);
             RdmaConnection client = RdmaClient.create().host(host()).port(server.port())
                     .option(RdmaOption.CREDIT_FLOW_CONTROL, false)
-                    .option(RdmaOption.RNR_RETRY_COUNT, 6)
                     .connectNow(WAIT);
             clients.add(client);
             BufferPool pool = (BufferPool) client.memory();
