@@ -1,0 +1,193 @@
+package io.reactiverdma.reactive.impl;
+
+import io.reactiverdma.reactive.CompletionQueueMode;
+import io.reactiverdma.reactive.ConnectionEvent;
+import io.reactiverdma.reactive.DisposableRdmaServer;
+import io.reactiverdma.reactive.PollerIdleStrategy;
+import io.reactiverdma.reactive.RdmaClient;
+import io.reactiverdma.reactive.RdmaConnectException;
+import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.RdmaOption;
+import io.reactiverdma.reactive.RdmaServer;
+import io.reactiverdma.testsupport.RxeTestSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * On a real device (rxe in the VM): every CQ mode and idle strategy carries traffic, callbacks run where
+ * the documentation says, and connection set-up failures are typed.
+ */
+@Tag(RxeTestSupport.TAG)
+class ModesAndCallbacksRxeTest {
+    static final Duration WAIT = Duration.ofSeconds(60);
+
+    private final List<DisposableRdmaServer> servers = new ArrayList<>();
+    private final List<RdmaConnection> clients = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private Scheduler scheduler;
+
+    @BeforeEach
+    void requireDevice() {
+        RxeTestSupport.requireDevice();
+    }
+
+    @AfterEach
+    void close() {
+        for (RdmaConnection c : clients) {
+            c.dispose();
+            c.onDispose().block(WAIT);
+        }
+        for (DisposableRdmaServer s : servers) {
+            s.disposeNow(WAIT);
+        }
+        if (scheduler != null) {
+            scheduler.dispose();
+        }
+    }
+
+    private static String host() {
+        return RxeTestSupport.deviceAddress();
+    }
+
+    private DisposableRdmaServer echoServer(RdmaServer base) {
+        DisposableRdmaServer s = base.host(host()).port(0).handle(c -> c.send(c.receive().map(m -> {
+            ByteBuffer copy = ByteBuffer.wrap(m.toByteArray());
+            m.release();
+            return copy;
+        }))).bindNow(WAIT);
+        servers.add(s);
+        return s;
+    }
+
+    private void echo(RdmaConnection c, int n) {
+        StepVerifier.create(Mono.when(c.send(Flux.range(0, n).map(i -> ByteBuffer.allocate(16).putInt(0, i))),
+                        c.receive().take(n).index().doOnNext(t -> {
+                            assertEquals(t.getT1().intValue(), t.getT2().data().getInt(0), "echo order");
+                            t.getT2().release();
+                        }).then()))
+                .expectComplete()
+                .verify(WAIT);
+    }
+
+    @Test
+    void everyCompletionQueueModeAndIdleStrategyCarriesTraffic() {
+        PollerIdleStrategy[] strategies = {PollerIdleStrategy.eventDriven(), PollerIdleStrategy.backoff(),
+                PollerIdleStrategy.busySpin()};
+        for (CompletionQueueMode mode : CompletionQueueMode.values()) {
+            for (PollerIdleStrategy strategy : strategies) {
+                DisposableRdmaServer server = echoServer(RdmaServer.create()
+                        .option(RdmaOption.COMPLETION_QUEUE_MODE, mode).option(RdmaOption.IDLE_STRATEGY, strategy));
+                RdmaConnection c = RdmaClient.create().host(host()).port(server.port())
+                        .option(RdmaOption.COMPLETION_QUEUE_MODE, mode).option(RdmaOption.IDLE_STRATEGY, strategy)
+                        .connectNow(WAIT);
+                echo(c, 50);
+                // Close at once: a busy-spinning poller must not starve the rest of this small VM for long.
+                c.dispose();
+                c.onDispose().block(WAIT);
+                server.disposeNow(WAIT);
+                servers.remove(server);
+            }
+        }
+    }
+
+    @Test
+    void callbacksRunOnThePollerByDefaultAndOnTheConfiguredSchedulerOtherwise() {
+        DisposableRdmaServer server = echoServer(RdmaServer.create());
+        RdmaConnection plain = RdmaClient.create().host(host()).port(server.port()).connectNow(WAIT);
+        clients.add(plain);
+        AtomicReference<String> thread = new AtomicReference<>();
+        StepVerifier.create(plain.send(ByteBuffer.allocate(8)).doOnSuccess(v -> thread.set(Thread.currentThread().getName())))
+                .expectComplete().verify(WAIT);
+        assertTrue(thread.get().startsWith("rdma-poller-"), "default: the poller thread, got " + thread.get());
+
+        scheduler = Schedulers.newSingle("app-callbacks");
+        RdmaConnection moved = RdmaClient.create().host(host()).port(server.port()).callbackScheduler(scheduler)
+                .connectNow(WAIT);
+        clients.add(moved);
+        AtomicReference<String> sendThread = new AtomicReference<>();
+        AtomicReference<String> receiveThread = new AtomicReference<>();
+        StepVerifier.create(Mono.when(
+                        moved.send(ByteBuffer.allocate(8)).doOnSuccess(v -> sendThread.set(Thread.currentThread().getName())),
+                        moved.receive().take(1).doOnNext(m -> {
+                            receiveThread.set(Thread.currentThread().getName());
+                            m.release();
+                        }).then()))
+                .expectComplete().verify(WAIT);
+        assertTrue(sendThread.get().startsWith("app-callbacks"), "send's signal moved: " + sendThread.get());
+        assertTrue(receiveThread.get().startsWith("app-callbacks"), "receive's signals moved: " + receiveThread.get());
+    }
+
+    @Test
+    void aServerHandlerThatThrowsRejectsTheRequest() {
+        DisposableRdmaServer server = RdmaServer.create().host(host()).port(0).handle(c -> {
+            throw new IllegalStateException("this handler refuses everyone");
+        }).bindNow(WAIT);
+        servers.add(server);
+        StepVerifier.create(RdmaClient.create().host(host()).port(server.port()).connect())
+                .expectErrorSatisfies(e -> {
+                    assertTrue(e instanceof RdmaConnectException, e.toString());
+                    assertEquals(ConnectionEvent.Type.REJECTED, ((RdmaConnectException) e).reason(), e.toString());
+                })
+                .verify(WAIT);
+    }
+
+    @Test
+    void anUnknownHostIsATypedAddressError() {
+        StepVerifier.create(RdmaClient.create().host("no-such-host.invalid").port(7471).connect())
+                .expectErrorSatisfies(e -> {
+                    assertTrue(e instanceof RdmaConnectException, e.toString());
+                    assertEquals(ConnectionEvent.Type.ADDRESS_ERROR, ((RdmaConnectException) e).reason());
+                })
+                .verify(WAIT);
+    }
+
+    @Test
+    void aConnectCancelledMidwayLeavesNothingOpen() {
+        Sinks.Many<RdmaConnection> accepted = Sinks.many().replay().all();
+        DisposableRdmaServer server = RdmaServer.create().host(host()).port(0).handle(c -> {
+            accepted.tryEmitNext(c);
+            return c.onDispose();
+        }).bindNow(WAIT);
+        servers.add(server);
+        RdmaClient client = RdmaClient.create().host(host()).port(server.port());
+        // Cancel attempts at different points of the handshake; each either never got a connection or the
+        // engine closes the one it made: the server sees every accepted connection close again.
+        for (int delayMs = 0; delayMs <= 60; delayMs += 6) {
+            client.connect().timeout(Duration.ofMillis(delayMs == 0 ? 1 : delayMs), Mono.empty()).subscribe(c -> clients.add(c));
+        }
+        RdmaConnection last = client.connectNow(WAIT); // the server is still fine
+        clients.add(last);
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (server.connectionCount() > clients.size() && System.nanoTime() < deadline) {
+            sleep(50);
+        }
+        assertEquals(clients.size(), server.connectionCount(),
+                "only the connections a subscriber received stay open on the server");
+        assertNotNull(last);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
