@@ -38,7 +38,7 @@ final class CmEventLoop {
             channel.close();
             throw e;
         }
-        this.thread = new Thread(this::run, name);
+        this.thread = new EngineThread(this::run, name);
         this.thread.setDaemon(true);
         this.thread.start();
     }

@@ -51,7 +51,7 @@ final class CompletionPoller implements CompletionSource.Handler {
         }
         this.idle = eventDriven ? null : IdleStrategy.of(strategy);
         this.metrics = metrics;
-        this.thread = new Thread(this::run, name);
+        this.thread = new EngineThread(this::run, name);
         this.thread.setDaemon(true);
     }
 

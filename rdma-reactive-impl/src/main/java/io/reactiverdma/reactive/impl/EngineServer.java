@@ -62,6 +62,11 @@ final class EngineServer implements DisposableRdmaServer {
     private void onListenerEvent(CmEvent e) {
         if (e.type() != CmEventType.CONNECT_REQUEST) {
             events.tryEmitNext(new ConnectionEvent(RdmaEngine.map(e.type()), e.status(), e.privateDataTrimmed(), null));
+            if (e.type() == CmEventType.DEVICE_REMOVAL) {
+                // The listening id's device is gone: this server cannot accept anything any more.
+                EngineLog.warn("server " + address + ": its RDMA device was removed; disposing the server");
+                dispose();
+            }
             return;
         }
         RdmaCmId child = e.id();

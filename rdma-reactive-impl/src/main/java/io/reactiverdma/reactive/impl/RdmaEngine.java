@@ -121,7 +121,10 @@ public final class RdmaEngine implements RdmaTransportProvider {
         .doOnDiscard(RdmaConnection.class, RdmaConnection::dispose)
         .timeout(timeout, Mono.error(() -> new RdmaConnectException("connecting to " + config.host() + ":"
                 + config.port() + " did not complete within " + timeout, ConnectionEvent.Type.CONNECT_ERROR,
-                -110, null)));
+                -110, null)))
+        // The connection (or the error) is signalled on the rdma_cm thread; a configured callback scheduler
+        // takes it from there, as it does for every operation's signal.
+        .transform(m -> config.callbackScheduler() == null ? m : m.publishOn(config.callbackScheduler()));
     }
 
     /** One connection attempt, driven by rdma_cm events on the event loop thread. */
@@ -195,7 +198,7 @@ public final class RdmaEngine implements RdmaTransportProvider {
                         }
                     }
                     default -> {
-                        if (e.type().isConnectFailure()) {
+                        if (e.type().isConnectFailure() || e.type() == CmEventType.DEVICE_REMOVAL) {
                             fail(new RdmaConnectException("connecting to " + destination + " failed: "
                                     + e.type().cName() + " (status " + e.status() + ")", map(e.type()), e.status(),
                                     e.privateDataTrimmed()));

@@ -113,9 +113,19 @@ class ModesAndCallbacksRxeTest {
         RdmaConnection plain = RdmaClient.create().host(host()).port(server.port()).connectNow(WAIT);
         clients.add(plain);
         AtomicReference<String> thread = new AtomicReference<>();
-        StepVerifier.create(plain.send(ByteBuffer.allocate(8)).doOnSuccess(v -> thread.set(Thread.currentThread().getName())))
+        AtomicReference<Throwable> blockOnPoller = new AtomicReference<>();
+        StepVerifier.create(plain.send(ByteBuffer.allocate(8)).doOnSuccess(v -> {
+                    thread.set(Thread.currentThread().getName());
+                    try {
+                        Mono.never().block(Duration.ofSeconds(30)); // a callback that blocks the poller
+                    } catch (Throwable t) {
+                        blockOnPoller.set(t);
+                    }
+                }))
                 .expectComplete().verify(WAIT);
         assertTrue(thread.get().startsWith("rdma-poller-"), "default: the poller thread, got " + thread.get());
+        assertTrue(blockOnPoller.get() instanceof IllegalStateException,
+                "block() on the poller fails fast (NonBlocking thread), got " + blockOnPoller.get());
 
         scheduler = Schedulers.newSingle("app-callbacks");
         RdmaConnection moved = RdmaClient.create().host(host()).port(server.port()).callbackScheduler(scheduler)
@@ -123,6 +133,10 @@ class ModesAndCallbacksRxeTest {
         clients.add(moved);
         AtomicReference<String> sendThread = new AtomicReference<>();
         AtomicReference<String> receiveThread = new AtomicReference<>();
+        RdmaConnection connectedOn = RdmaClient.create().host(host()).port(server.port()).callbackScheduler(scheduler)
+                .connect().doOnNext(c -> sendThread.set(Thread.currentThread().getName())).block(WAIT);
+        clients.add(connectedOn);
+        assertTrue(sendThread.get().startsWith("app-callbacks"), "connect's signal moved: " + sendThread.get());
         StepVerifier.create(Mono.when(
                         moved.send(ByteBuffer.allocate(8)).doOnSuccess(v -> sendThread.set(Thread.currentThread().getName())),
                         moved.receive().take(1).doOnNext(m -> {

@@ -204,6 +204,42 @@ class PeersCancellationAndMetricsRxeTest {
         }
     }
 
+    /**
+     * A SEND the device is still retrying (the peer posted no receive) when the connection is closed: the QP
+     * goes to ERR, the SEND's completion comes back flushed, and its Mono fails with ConnectionClosedException;
+     * receive() completes and the buffer goes back.
+     */
+    @Test
+    void closingFlushesPostedOperationsAndFailsThemTyped() {
+        DisposableRdmaServer server = RdmaServer.create().host(host()).port(0)
+                .option(RdmaOption.CREDIT_FLOW_CONTROL, false)
+                .option(RdmaOption.RNR_RETRY_COUNT, 6) // the client's SEND keeps being retried for seconds
+                .handle(c -> c.onDispose()).bindNow(WAIT);
+        servers.add(server);
+        RdmaConnection client = RdmaClient.create().host(host()).port(server.port())
+                .option(RdmaOption.CREDIT_FLOW_CONTROL, false).connectNow(WAIT);
+        clients.add(client);
+        RegisteredBuffer data = client.memory().allocate(1024);
+        EngineBuffer.Root root = ((EngineBuffer) data).root();
+        Sinks.One<Throwable> failure = Sinks.one();
+        client.send(data).subscribe(null, failure::tryEmitValue, () -> failure.tryEmitValue(null));
+        data.release();
+        assertEquals(1, root.holds(), "posted: the SEND holds the buffer");
+        StepVerifier.create(client.receive())
+                .then(client::dispose)
+                .expectComplete()
+                .verify(WAIT);
+        StepVerifier.create(failure.asMono())
+                .assertNext(e -> {
+                    assertTrue(e instanceof io.reactiverdma.reactive.ConnectionClosedException, "flushed, got " + e);
+                    assertTrue(e.getMessage().contains("flushed"), e.getMessage());
+                })
+                .expectComplete()
+                .verify(WAIT);
+        client.onDispose().block(WAIT);
+        assertEquals(0, root.holds(), "the flush released the buffer");
+    }
+
     @Test
     void metricsRecordOperationsBytesLatencyConnectionsAndErrors() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
