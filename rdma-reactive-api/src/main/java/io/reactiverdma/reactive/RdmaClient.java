@@ -38,7 +38,10 @@ public abstract class RdmaClient {
     /** Records meters under {@code rdma.} in Micrometer's global registry. */
     public abstract RdmaClient metrics(boolean enable);
 
-    /** Runs user callbacks (operation signals, received messages) on {@code scheduler} instead of the poller thread. */
+    /**
+     * Runs user callbacks (operation signals, received messages, and {@link #connect()}'s result) on
+     * {@code scheduler} instead of the engine's threads (the poller, the rdma_cm event thread).
+     */
     public abstract RdmaClient callbackScheduler(Scheduler scheduler);
 
     /**

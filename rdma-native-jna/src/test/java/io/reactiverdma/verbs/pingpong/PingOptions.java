@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Command line of the ping sample. Flags follow {@code ibv_rc_pingpong} where it has one
+ * Command line of the raw-verbs ping-pong (PingPong). Flags follow {@code ibv_rc_pingpong} where it has one
  * ({@code -d -g -s -n -p -r -m}).
  */
 record PingOptions(Mode mode, String host, int port, String device, int gidIndex, int size, int iterations,

@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The ping sample on a real RDMA device: Java to Java with every reply checked, and against rdma-core's
+ * The raw-verbs ping-pong (PingPong) on a real RDMA device: Java to Java with every reply checked, and against rdma-core's
  * own {@code ibv_rc_pingpong} in both roles (a real C peer using the same verbs).
  */
 @Tag(RxeTestSupport.TAG)

@@ -195,16 +195,17 @@ final class CompletionPoller implements CompletionSource.Handler {
             metrics.staleCompletion();
             return;
         }
+        CompletionTarget target = e.connection;
+        Operation op = e.operation; // the target frees the entry first: keep what to fail if it then throws
         try {
-            e.connection.onCompletion(e, status, opcode, vendorErr, byteLen, immData, wcFlags);
+            target.onCompletion(e, status, opcode, vendorErr, byteLen, immData, wcFlags);
         } catch (Throwable t) {
             // One connection's failure (or a subscriber that threw from onNext) must not end the thread that
             // every other connection on this CQ depends on.
             EngineLog.error("completion poller " + name + ": handling the completion of wr_id 0x"
                     + Long.toHexString(wrId) + " failed; closing its connection", t);
-            CompletionTarget target = e.connection;
-            Operation op = pending.freeIfCurrent(e, wrId); // if the target threw before freeing it
-            if (op != null) {
+            pending.freeIfCurrent(e, wrId); // if the target threw before freeing it
+            if (op != null) { // fails it unless it was signalled already (then holds are already dropped)
                 op.fail(new io.reactiverdma.reactive.RdmaException("handling the completion failed: " + t, t));
             }
             if (target instanceof EngineConnection c) {

@@ -55,9 +55,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * and no RNR retry happens. The write consumes no receive at the peer, so updates cannot deadlock.
  *
  * <h2>Close</h2> {@code CLOSING}: waiting operations fail, the QP goes to ERR (rdma_disconnect), its
- * posted work flushes and each flushed operation fails with {@link ConnectionClosedException}; when nothing
- * is outstanding (or after {@link #DRAIN_TIMEOUT}) {@code CLOSED}: QP, id and CQ reservation are released,
- * receive buffers go back to the pool as their messages are released.
+ * posted work flushes and each flushed operation fails with {@link ConnectionClosedException}. When nothing
+ * is outstanding, {@code CLOSED} ({@link #finishClose}): receive() completes after the messages that
+ * arrived before the close, the QP is destroyed, free receive buffers go back to the pool (the others when
+ * their messages are released), then the id, the credit word and the CQ reservation. If flushes do not all
+ * arrive within {@link #DRAIN_TIMEOUT}, the QP is destroyed first and what is left is failed.
  */
 final class EngineConnection implements RdmaConnection, CompletionTarget {
     static final int STILL_WAITING = 0;
@@ -254,19 +256,16 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
     // ------------------------------------------------------------------------------------- operations
     @Override
     public Mono<Void> send(ByteBuffer data) {
-        Objects.requireNonNull(data, "data");
-        return Mono.<Object>create(sink -> {
-            int n = data.remaining();
-            checkMessageSize(n);
-            EngineBuffer copy = device.pool.allocatePooled(Math.max(n, 1));
-            copy.buffer().put(data.duplicate());
-            copy.retain();
-            submit(new Operation(OperationType.SEND, sink, copy, true, n, 0, 0, 0, 0, 0));
-        }).then().transform(this::onCallbacks);
+        return sendCopy(OperationType.SEND, data, 0);
     }
 
     @Override
     public Mono<Void> sendWithImmediate(ByteBuffer data, int immediate) {
+        return sendCopy(OperationType.SEND_WITH_IMMEDIATE, data, immediate);
+    }
+
+    /** A message from heap or direct bytes: copied at subscription into a pooled registered buffer. */
+    private Mono<Void> sendCopy(OperationType type, ByteBuffer data, int immediate) {
         Objects.requireNonNull(data, "data");
         return Mono.<Object>create(sink -> {
             int n = data.remaining();
@@ -274,7 +273,7 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
             EngineBuffer copy = device.pool.allocatePooled(Math.max(n, 1));
             copy.buffer().put(data.duplicate());
             copy.retain();
-            submit(new Operation(OperationType.SEND_WITH_IMMEDIATE, sink, copy, true, n, 0, 0, 0, 0, immediate));
+            submit(new Operation(type, sink, copy, true, n, 0, 0, 0, 0, immediate));
         }).then().transform(this::onCallbacks);
     }
 
@@ -644,10 +643,17 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
                     return;
                 }
             }
-            if (message != null) {
-                sink.next(message);
-            } else {
-                completeReceiver(sink);
+            try {
+                if (message != null) {
+                    sink.next(message);
+                } else {
+                    completeReceiver(sink);
+                }
+            } catch (Throwable t) {
+                synchronized (lock) {
+                    delivering = false; // let the next call deliver (and complete at the close)
+                }
+                throw t;
             }
         }
     }

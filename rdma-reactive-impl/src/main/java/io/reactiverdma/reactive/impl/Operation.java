@@ -23,6 +23,7 @@ final class Operation {
     final int immediate;
     volatile boolean cancelled;
     private boolean holdsReleased;
+    private boolean signalled;
 
     Operation(OperationType type, MonoSink<Object> sink, EngineBuffer local, boolean ownsLocal, int length,
             long remoteAddress, int rkey, long compareAdd, long swap, int immediate) {
@@ -53,6 +54,15 @@ final class Operation {
         return local.memory().getLong(local.offset());
     }
 
+    /** True the first time only: an operation is signalled once (a late second outcome is ignored). */
+    private synchronized boolean firstSignal() {
+        if (signalled) {
+            return false;
+        }
+        signalled = true;
+        return true;
+    }
+
     /** Drops the buffer holds; idempotent (the first call wins). */
     synchronized void releaseHolds() {
         if (holdsReleased) {
@@ -72,6 +82,9 @@ final class Operation {
      * operation only drops its holds: its subscriber is gone, and this is the completion the holds waited for.
      */
     void succeed() {
+        if (!firstSignal()) {
+            return;
+        }
         if (cancelled) {
             releaseHolds();
         } else if (isAtomic()) {
@@ -86,6 +99,9 @@ final class Operation {
 
     /** Signals the failure (a cancelled operation only drops its holds: nobody would see the error). */
     void fail(Throwable error) {
+        if (!firstSignal()) {
+            return;
+        }
         releaseHolds();
         if (!cancelled) {
             sink.error(error);

@@ -121,10 +121,7 @@ public final class RdmaEngine implements RdmaTransportProvider {
         .doOnDiscard(RdmaConnection.class, RdmaConnection::dispose)
         .timeout(timeout, Mono.error(() -> new RdmaConnectException("connecting to " + config.host() + ":"
                 + config.port() + " did not complete within " + timeout, ConnectionEvent.Type.CONNECT_ERROR,
-                -110, null)))
-        // The connection (or the error) is signalled on the rdma_cm thread; a configured callback scheduler
-        // takes it from there, as it does for every operation's signal.
-        .transform(m -> config.callbackScheduler() == null ? m : m.publishOn(config.callbackScheduler()));
+                -110, null)));
     }
 
     /** One connection attempt, driven by rdma_cm events on the event loop thread. */
@@ -191,11 +188,14 @@ public final class RdmaEngine implements RdmaTransportProvider {
                         cm.register(id, connection::onCmEvent);
                         connection.emit(event);
                         connection.established();
-                        if (handover.compareAndSet(PENDING, DELIVERED)) {
-                            sink.success(connection);
-                        } else {
-                            cleanUp(); // the subscriber cancelled (or timed out) while this was under way
-                        }
+                        EngineConnection c = connection;
+                        signal(() -> {
+                            if (handover.compareAndSet(PENDING, DELIVERED)) {
+                                sink.success(c);
+                            } else {
+                                c.dispose(); // the subscriber cancelled (or timed out) while this was under way
+                            }
+                        });
                     }
                     default -> {
                         if (e.type().isConnectFailure() || e.type() == CmEventType.DEVICE_REMOVAL) {
@@ -214,7 +214,21 @@ public final class RdmaEngine implements RdmaTransportProvider {
         private void fail(Throwable error) {
             done = true;
             cleanUp();
-            sink.error(error);
+            signal(() -> sink.error(error));
+        }
+
+        /**
+         * Signals the subscriber on the callback scheduler when one is configured (like every operation's
+         * signal), else here on the rdma_cm thread. The hand-over decision is made where the signal runs, so a
+         * cancel that arrives meanwhile still gets the connection closed rather than lost.
+         */
+        private void signal(Runnable r) {
+            reactor.core.scheduler.Scheduler s = config.callbackScheduler();
+            if (s == null) {
+                r.run();
+            } else {
+                s.schedule(r);
+            }
         }
 
         /** The subscriber cancelled (or timed out): release what the attempt made. */

@@ -39,24 +39,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ModesAndCallbacksRxeTest {
     static final Duration WAIT = Duration.ofSeconds(60);
 
-    private final List<DisposableRdmaServer> servers = new ArrayList<>();
-    private final List<RdmaConnection> clients = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final RxeResources resources = new RxeResources();
+    private final List<DisposableRdmaServer> servers = resources.servers;
+    private final List<RdmaConnection> clients = resources.clients;
     private Scheduler scheduler;
 
     @BeforeEach
     void requireDevice() {
-        RxeTestSupport.requireDevice();
+        RxeResources.requireDevice();
     }
 
     @AfterEach
     void close() {
-        for (RdmaConnection c : clients) {
-            c.dispose();
-            c.onDispose().block(WAIT);
-        }
-        for (DisposableRdmaServer s : servers) {
-            s.disposeNow(WAIT);
-        }
+        resources.close();
         if (scheduler != null) {
             scheduler.dispose();
         }

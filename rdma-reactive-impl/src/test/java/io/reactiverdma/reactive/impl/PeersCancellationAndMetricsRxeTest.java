@@ -49,24 +49,19 @@ import static org.junit.jupiter.api.Assertions.fail;
 class PeersCancellationAndMetricsRxeTest {
     static final Duration WAIT = Duration.ofSeconds(60);
 
-    private final List<DisposableRdmaServer> servers = new ArrayList<>();
-    private final List<RdmaConnection> clients = new ArrayList<>();
+    private final RxeResources resources = new RxeResources();
+    private final List<DisposableRdmaServer> servers = resources.servers;
+    private final List<RdmaConnection> clients = resources.clients;
     private final List<Process> processes = new ArrayList<>();
 
     @BeforeEach
     void requireDevice() {
-        RxeTestSupport.requireDevice();
+        RxeResources.requireDevice();
     }
 
     @AfterEach
     void close() {
-        for (RdmaConnection c : clients) {
-            c.dispose();
-            c.onDispose().block(WAIT);
-        }
-        for (DisposableRdmaServer s : servers) {
-            s.disposeNow(WAIT);
-        }
+        resources.close();
         for (Process p : processes) {
             p.destroyForcibly();
         }
