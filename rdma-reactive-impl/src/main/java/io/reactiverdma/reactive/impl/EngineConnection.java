@@ -506,35 +506,7 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
     private void postLocked(Operation op) {
         PendingOperation p = cqh.pending.acquire(this, op.type, op, -1, System.nanoTime());
         sendWr.clear();
-        int flags = SendFlags.SIGNALED;
-        boolean inline = false;
-        WrOpcode opcode = switch (op.type) {
-            case SEND -> WrOpcode.SEND;
-            case SEND_WITH_IMMEDIATE -> WrOpcode.SEND_WITH_IMM;
-            case WRITE -> WrOpcode.RDMA_WRITE;
-            case WRITE_WITH_IMMEDIATE -> WrOpcode.RDMA_WRITE_WITH_IMM;
-            case READ -> WrOpcode.RDMA_READ;
-            case COMPARE_AND_SWAP -> WrOpcode.ATOMIC_CMP_AND_SWP;
-            case FETCH_AND_ADD -> WrOpcode.ATOMIC_FETCH_AND_ADD;
-            default -> throw new IllegalStateException("not a send-queue operation: " + op.type);
-        };
-        if ((op.type == OperationType.SEND || op.type == OperationType.SEND_WITH_IMMEDIATE
-                || op.type == OperationType.WRITE) && op.length <= inlineLimit && op.length > 0) {
-            flags |= SendFlags.INLINE;
-            inline = true;
-        }
-        int i = sendWr.add(p.wrId(), opcode, flags);
-        if (op.length > 0) {
-            sendWr.sge(i, op.local.address(), op.length, op.local.lkey());
-        }
-        switch (op.type) {
-            case SEND_WITH_IMMEDIATE -> sendWr.immData(i, op.immediate);
-            case WRITE, READ -> sendWr.rdma(i, op.remoteAddress, op.rkey);
-            case WRITE_WITH_IMMEDIATE -> sendWr.rdma(i, op.remoteAddress, op.rkey).immData(i, op.immediate);
-            case COMPARE_AND_SWAP, FETCH_AND_ADD -> sendWr.atomic(i, op.remoteAddress, op.rkey, op.compareAdd, op.swap);
-            default -> {
-            }
-        }
+        boolean inline = op.writeWorkRequest(sendWr, p.wrId(), inlineLimit);
         try {
             qp.postSend(sendWr);
         } catch (RuntimeException e) {

@@ -1,6 +1,9 @@
 package io.reactiverdma.reactive.impl;
 
 import io.reactiverdma.reactive.OperationType;
+import io.reactiverdma.verbs.SendFlags;
+import io.reactiverdma.verbs.SendWorkRequests;
+import io.reactiverdma.verbs.WrOpcode;
 import reactor.core.publisher.MonoSink;
 
 /**
@@ -43,6 +46,39 @@ final class Operation {
     boolean consumesPeerReceive() {
         return type == OperationType.SEND || type == OperationType.SEND_WITH_IMMEDIATE
                 || type == OperationType.WRITE_WITH_IMMEDIATE;
+    }
+
+    /**
+     * Adds this operation's work request to {@code wr} (signaled; inline when it is a SEND, SEND_WITH_IMM or
+     * WRITE of 1..{@code inlineLimit} bytes) and returns whether it is inline: then the device copies the
+     * bytes at post time and the buffer is free once the post returned.
+     */
+    boolean writeWorkRequest(SendWorkRequests wr, long wrId, int inlineLimit) {
+        WrOpcode opcode = switch (type) {
+            case SEND -> WrOpcode.SEND;
+            case SEND_WITH_IMMEDIATE -> WrOpcode.SEND_WITH_IMM;
+            case WRITE -> WrOpcode.RDMA_WRITE;
+            case WRITE_WITH_IMMEDIATE -> WrOpcode.RDMA_WRITE_WITH_IMM;
+            case READ -> WrOpcode.RDMA_READ;
+            case COMPARE_AND_SWAP -> WrOpcode.ATOMIC_CMP_AND_SWP;
+            case FETCH_AND_ADD -> WrOpcode.ATOMIC_FETCH_AND_ADD;
+            default -> throw new IllegalStateException("not a send-queue operation: " + type);
+        };
+        boolean inline = (type == OperationType.SEND || type == OperationType.SEND_WITH_IMMEDIATE
+                || type == OperationType.WRITE) && length <= inlineLimit && length > 0;
+        int i = wr.add(wrId, opcode, SendFlags.SIGNALED | (inline ? SendFlags.INLINE : 0));
+        if (length > 0) {
+            wr.sge(i, local.address(), length, local.lkey());
+        }
+        switch (type) {
+            case SEND_WITH_IMMEDIATE -> wr.immData(i, immediate);
+            case WRITE, READ -> wr.rdma(i, remoteAddress, rkey);
+            case WRITE_WITH_IMMEDIATE -> wr.rdma(i, remoteAddress, rkey).immData(i, immediate);
+            case COMPARE_AND_SWAP, FETCH_AND_ADD -> wr.atomic(i, remoteAddress, rkey, compareAdd, swap);
+            default -> {
+            }
+        }
+        return inline;
     }
 
     boolean isAtomic() {
