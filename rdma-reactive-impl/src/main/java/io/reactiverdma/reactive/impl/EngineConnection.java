@@ -69,7 +69,6 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
 
     enum State { CONNECTING, ESTABLISHED, CLOSING, CLOSED }
 
-    private final RdmaEngine engine;
     private final CmEventLoop cm;
     final RdmaCmId id;
     private final DeviceResources device;
@@ -128,9 +127,8 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
      * Creates the QP on {@code id} (route resolved, or a CONNECT_REQUEST's id) and the receive buffers.
      * Called on the rdma_cm thread. On failure everything created here is released again.
      */
-    EngineConnection(RdmaEngine engine, CmEventLoop cm, RdmaCmId id, DeviceResources device,
+    EngineConnection(CmEventLoop cm, RdmaCmId id, DeviceResources device,
             RdmaTransportConfig config, boolean server) {
-        this.engine = engine;
         this.cm = cm;
         this.id = id;
         this.device = device;
@@ -437,11 +435,7 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
             if (op == null) {
                 return;
             }
-            if (error == null) {
-                op.succeed();
-            } else {
-                op.fail(error);
-            }
+            op.fail(error); // only refusals are deferred: every entry has its error
         }
     }
 
@@ -828,9 +822,8 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
                 deferred.add(op);
                 deferredErrors.add(closedError("not posted"));
             }
-            if (creditWaitRegistered) {
-                // the poller drops the entry at its next check (state is no longer ESTABLISHED)
-            }
+            // A registered credit wait needs nothing here: the poller drops it at its next check
+            // (recheckCredits answers DONE once the state is no longer ESTABLISHED).
         }
         flushDeferred();
         if (closeStarted.compareAndSet(false, true)) {
@@ -937,7 +930,6 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
         device.controlWords.free(creditWord);
         device.releaseCq(cqh, cqEntries);
         metrics.connections(-1);
-        engine.closed(this);
         emit(new ConnectionEvent(ConnectionEvent.Type.CLOSED, 0, null, peer));
         events.tryEmitComplete();
         disposed.tryEmitEmpty();

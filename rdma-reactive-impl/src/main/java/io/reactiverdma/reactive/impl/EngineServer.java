@@ -28,7 +28,6 @@ import java.util.function.Function;
 final class EngineServer implements DisposableRdmaServer {
     private static final int BACKLOG = 128;
 
-    private final RdmaEngine engine;
     private final CmEventLoop cm;
     private final RdmaTransportConfig config;
     private final Function<? super RdmaConnection, ? extends Publisher<Void>> handler;
@@ -40,9 +39,8 @@ final class EngineServer implements DisposableRdmaServer {
     private volatile boolean disposing;
 
     /** Binds and listens (rdma_cm thread). */
-    EngineServer(RdmaEngine engine, CmEventLoop cm, RdmaTransportConfig config,
+    EngineServer(CmEventLoop cm, RdmaTransportConfig config,
             Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
-        this.engine = engine;
         this.cm = cm;
         this.config = config;
         this.handler = handler;
@@ -80,7 +78,7 @@ final class EngineServer implements DisposableRdmaServer {
         EngineConnection c;
         try {
             DeviceResources device = RdmaEngine.device(child.verbsContext());
-            c = new EngineConnection(engine, cm, child, device, config, true);
+            c = new EngineConnection(cm, child, device, config, true);
         } catch (RuntimeException ex) {
             EngineLog.error("server " + address + ": cannot set up a connection for " + peer + "; rejecting", ex);
             reject(child);

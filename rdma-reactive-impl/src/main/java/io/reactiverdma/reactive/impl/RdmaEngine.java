@@ -27,7 +27,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
@@ -60,10 +59,6 @@ public final class RdmaEngine implements RdmaTransportProvider {
 
     static DeviceResources device(VerbsContext context) {
         return DEVICES.computeIfAbsent(context.address(), a -> new DeviceResources(context));
-    }
-
-    void closed(EngineConnection connection) {
-        // Nothing engine-wide to update: servers track their own connections through the event listener.
     }
 
     static ConnectionEvent.Type map(CmEventType t) {
@@ -108,7 +103,7 @@ public final class RdmaEngine implements RdmaTransportProvider {
         Duration timeout = config.option(RdmaOption.CONNECT_TIMEOUT);
         return Mono.<RdmaConnection>create(sink -> {
             CmEventLoop cm = cm();
-            ClientAttempt attempt = new ClientAttempt(this, cm, config, sink);
+            ClientAttempt attempt = new ClientAttempt(cm, config, sink);
             sink.onCancel(() -> {
                 if (attempt.handover.compareAndSet(ClientAttempt.PENDING, ClientAttempt.CANCELLED)) {
                     cm.execute(attempt::abandon);
@@ -126,7 +121,6 @@ public final class RdmaEngine implements RdmaTransportProvider {
 
     /** One connection attempt, driven by rdma_cm events on the event loop thread. */
     private static final class ClientAttempt {
-        private final RdmaEngine engine;
         private final CmEventLoop cm;
         private final RdmaTransportConfig config;
         private final MonoSink<RdmaConnection> sink;
@@ -141,8 +135,7 @@ public final class RdmaEngine implements RdmaTransportProvider {
         /** Who got the connection: the subscriber, or nobody because it cancelled (then it is closed). */
         final java.util.concurrent.atomic.AtomicInteger handover = new java.util.concurrent.atomic.AtomicInteger();
 
-        ClientAttempt(RdmaEngine engine, CmEventLoop cm, RdmaTransportConfig config, MonoSink<RdmaConnection> sink) {
-            this.engine = engine;
+        ClientAttempt(CmEventLoop cm, RdmaTransportConfig config, MonoSink<RdmaConnection> sink) {
             this.cm = cm;
             this.config = config;
             this.sink = sink;
@@ -178,7 +171,7 @@ public final class RdmaEngine implements RdmaTransportProvider {
                     case ROUTE_RESOLVED -> {
                         early.add(event);
                         DeviceResources device = device(id.verbsContext());
-                        connection = new EngineConnection(engine, cm, id, device, config, false);
+                        connection = new EngineConnection(cm, id, device, config, false);
                         early.forEach(connection::emit);
                         id.connect(connParam(config, device, connection.offer().encode()));
                     }
@@ -259,16 +252,12 @@ public final class RdmaEngine implements RdmaTransportProvider {
             CmEventLoop cm = cm();
             cm.execute(() -> {
                 try {
-                    sink.success(new EngineServer(this, cm, config, handler));
+                    sink.success(new EngineServer(cm, config, handler));
                 } catch (RuntimeException e) {
                     sink.error(e instanceof RdmaException ? e : new RdmaException("cannot listen on "
                             + config.host() + ":" + config.port() + ": " + e.getMessage(), e));
                 }
             });
         });
-    }
-
-    static boolean isTimeout(Throwable t) {
-        return t instanceof TimeoutException;
     }
 }
