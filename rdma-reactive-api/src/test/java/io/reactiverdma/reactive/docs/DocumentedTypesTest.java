@@ -33,7 +33,7 @@ class DocumentedTypesTest {
 
     private static final Pattern PACKAGE = Pattern.compile("(?m)^package\\s+([\\w.]+)\\s*;");
     private static final Pattern PUBLIC_TYPE = Pattern.compile(
-            "(?m)^(\\s*)public\\s+(?:(?:static|final|abstract|sealed|non-sealed|strictfp)\\s+)*"
+            "(?m)^([ \\t]*)public\\s+(?:(?:static|final|abstract|sealed|non-sealed|strictfp)\\s+)*"
                     + "(?:class|interface|enum|record|@interface)\\s+(\\w+)");
 
     /** A public type: its name as the docs must write it, and its binary name for reflection. */
@@ -127,6 +127,10 @@ class DocumentedTypesTest {
                 if (topLevelPublic) {
                     types.add(new PublicType(fileType, prefix + fileType, file));
                     types.addAll(nested);
+                } else if (!Pattern.compile("(?m)^(?:(?:final|abstract|sealed|non-sealed|strictfp)\\s+)*"
+                        + "(?:class|interface|enum|record|@interface)\\s+" + fileType + "\\b").matcher(source).find()) {
+                    // Neither a public nor a package-private declaration of the file's type: the scan is wrong.
+                    fail("cannot tell whether " + fileType + " in " + file + " is public: fix DocumentedTypesTest's patterns");
                 }
             }
             return types;
