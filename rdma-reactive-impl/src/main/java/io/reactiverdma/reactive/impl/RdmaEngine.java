@@ -5,6 +5,7 @@ import io.reactiverdma.cm.CmEventType;
 import io.reactiverdma.cm.ConnParam;
 import io.reactiverdma.cm.PortSpace;
 import io.reactiverdma.cm.RdmaCmId;
+import io.reactiverdma.natives.NativeCallException;
 import io.reactiverdma.natives.RdmaNative;
 import io.reactiverdma.reactive.ConnectionEvent;
 import io.reactiverdma.reactive.DisposableRdmaServer;
@@ -18,6 +19,7 @@ import io.reactiverdma.verbs.VerbsContext;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
+import reactor.core.scheduler.Schedulers;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -114,9 +116,11 @@ public final class RdmaEngine implements RdmaTransportProvider {
         // A cancel that races the hand-over (the connection was emitted as the subscriber went away): Reactor
         // discards the value instead of delivering it; close it rather than leak it.
         .doOnDiscard(RdmaConnection.class, RdmaConnection::dispose)
+        // The timer runs on the callback scheduler when there is one: the timeout error is connect()'s result
+        // like any other, and the callbackScheduler contract says where results are delivered.
         .timeout(timeout, Mono.error(() -> new RdmaConnectException("connecting to " + config.host() + ":"
                 + config.port() + " did not complete within " + timeout, ConnectionEvent.Type.CONNECT_ERROR,
-                -110, null)));
+                -110, null)), config.callbackScheduler() != null ? config.callbackScheduler() : Schedulers.parallel());
     }
 
     /** One connection attempt, driven by rdma_cm events on the event loop thread. */
@@ -199,9 +203,23 @@ public final class RdmaEngine implements RdmaTransportProvider {
                     }
                 }
             } catch (RuntimeException ex) {
-                fail(ex instanceof RdmaException ? ex : new RdmaException("connecting to " + destination + " failed: "
-                        + ex.getMessage(), ex));
+                fail(ex instanceof RdmaException ? ex : stepFailed(e.type(), ex));
             }
+        }
+
+        /**
+         * A call made in answer to an rdma_cm event failed at once (rdma_resolve_route after ADDR_RESOLVED,
+         * setting up the queue pair or rdma_connect after ROUTE_RESOLVED): typed like the event that would
+         * have reported it, so callers handle one exception type for every way connecting fails.
+         */
+        private RdmaConnectException stepFailed(CmEventType step, RuntimeException cause) {
+            ConnectionEvent.Type reason = step == CmEventType.ADDR_RESOLVED
+                    ? ConnectionEvent.Type.ROUTE_ERROR : ConnectionEvent.Type.CONNECT_ERROR;
+            int status = cause instanceof NativeCallException n ? -n.errno() : 0;
+            RdmaConnectException typed = new RdmaConnectException("connecting to " + destination + " failed: "
+                    + cause.getMessage(), reason, status, null);
+            typed.initCause(cause);
+            return typed;
         }
 
         private void fail(Throwable error) {
