@@ -22,7 +22,9 @@ public interface DisposableRdmaServer extends Disposable {
 
     /**
      * Every connection event of the server's connections (CONNECT_REQUEST, ESTABLISHED, DISCONNECTED ...),
-     * live: events before subscribing are not replayed. Completes when the server is disposed.
+     * live: events before subscribing are not replayed. Completes when the server is disposed. Each subscriber
+     * has its own buffer of 4096 events for when it requests less than arrives; one that falls further behind
+     * gets an overflow error ({@code reactor.core.Exceptions.isOverflow}) rather than silently missing events.
      */
     Flux<ConnectionEvent> connectionEvents();
 

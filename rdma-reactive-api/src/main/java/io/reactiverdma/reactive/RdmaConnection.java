@@ -114,8 +114,16 @@ public interface RdmaConnection extends Disposable {
     /** True when both sides agreed on credit flow control. */
     boolean creditFlowControl();
 
+    /**
+     * This side's address. Known once connected and kept after close; null only for a connection that closed
+     * before it was established.
+     */
     InetSocketAddress localAddress();
 
+    /**
+     * The peer's address. Known once connected and kept after close; null only for a connection that closed
+     * before it was established.
+     */
     InetSocketAddress remoteAddress();
 
     /** Completes (never errors) once the connection is closed and everything it held was released. */

@@ -71,6 +71,9 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
 
     private final CmEventLoop cm;
     final RdmaCmId id;
+    /** Both set once established (on the rdma_cm thread), so they outlive the cm id. */
+    private volatile InetSocketAddress localAddress;
+    private volatile InetSocketAddress remoteAddress;
     private final DeviceResources device;
     private final CompletionQueueHandle cqh;
     private final QueuePair qp;
@@ -240,6 +243,9 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
 
     /** The connection is up: drain what waited for it and advertise the receives posted so far. */
     void established() {
+        // Kept for after close: onDispose handlers and logs still want to say which connection it was.
+        localAddress = id.localAddress();
+        remoteAddress = remoteAddressOrNull();
         synchronized (lock) {
             if (state != State.CONNECTING) {
                 return;
@@ -967,12 +973,14 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
 
     @Override
     public InetSocketAddress localAddress() {
-        return id.isClosed() ? null : id.localAddress();
+        InetSocketAddress a = localAddress;
+        return a != null || id.isClosed() ? a : id.localAddress();
     }
 
     @Override
     public InetSocketAddress remoteAddress() {
-        return remoteAddressOrNull();
+        InetSocketAddress a = remoteAddress;
+        return a != null ? a : remoteAddressOrNull();
     }
 
     private InetSocketAddress remoteAddressOrNull() {

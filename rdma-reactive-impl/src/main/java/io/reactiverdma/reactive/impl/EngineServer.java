@@ -37,6 +37,7 @@ final class EngineServer implements DisposableRdmaServer {
     private final RdmaCmId listener;
     private final InetSocketAddress address;
     private final Set<EngineConnection> connections = ConcurrentHashMap.newKeySet();
+    static final int CONNECTION_EVENTS_BUFFER = 4096;
     private final Sinks.Many<ConnectionEvent> events = Sinks.many().multicast().directBestEffort();
     private final Sinks.Empty<Void> disposed = Sinks.empty();
     private volatile boolean disposing;
@@ -162,7 +163,9 @@ final class EngineServer implements DisposableRdmaServer {
 
     @Override
     public Flux<ConnectionEvent> connectionEvents() {
-        return events.asFlux();
+        // The multicast sink drops for a subscriber without demand; this buffer takes everything so a slow
+        // subscriber never misses events silently: past the bound it gets an overflow error instead.
+        return events.asFlux().onBackpressureBuffer(CONNECTION_EVENTS_BUFFER);
     }
 
     @Override

@@ -192,6 +192,44 @@ class ModesAndCallbacksRxeTest {
         assertNotNull(last);
     }
 
+    @Test
+    void addressesOutliveTheConnectionAndASlowServerEventSubscriberMissesNothing() {
+        DisposableRdmaServer server = echoServer(RdmaServer.create());
+        List<ConnectionEvent> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        reactor.core.publisher.BaseSubscriber<ConnectionEvent> slow = new reactor.core.publisher.BaseSubscriber<>() {
+            @Override
+            protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+                // no demand yet: what the server emits meanwhile must wait, not vanish
+            }
+
+            @Override
+            protected void hookOnNext(ConnectionEvent e) {
+                seen.add(e);
+            }
+        };
+        server.connectionEvents().subscribe(slow);
+        resources.others.add(slow);
+
+        RdmaConnection c = RdmaClient.create().host(host()).port(server.port()).connectNow(WAIT);
+        java.net.InetSocketAddress local = c.localAddress();
+        java.net.InetSocketAddress remote = c.remoteAddress();
+        assertNotNull(local);
+        assertEquals(server.port(), remote.getPort());
+        c.dispose();
+        c.onDispose().block(WAIT);
+        assertEquals(local, c.localAddress(), "localAddress after close");
+        assertEquals(remote, c.remoteAddress(), "remoteAddress after close");
+
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (server.connectionCount() > 0 && System.nanoTime() < deadline) {
+            sleep(50);
+        }
+        slow.request(Long.MAX_VALUE);
+        List<ConnectionEvent.Type> types = seen.stream().map(ConnectionEvent::type).toList();
+        assertTrue(types.contains(ConnectionEvent.Type.CONNECT_REQUEST) && types.contains(ConnectionEvent.Type.ESTABLISHED)
+                && types.contains(ConnectionEvent.Type.CLOSED), "events emitted before there was demand: " + types);
+    }
+
     private static void sleep(long ms) {
         try {
             Thread.sleep(ms);
