@@ -317,6 +317,21 @@ class KeyValueRxeTest {
         assertTrue(results[1][0] > 0, "the unchecked reader read");
     }
 
+    @Test
+    void theDemoRunsAndVerifiesEverything() {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        int status = KeyValue.run(new String[] {"demo", "--clients", "2", "--increments", "20", "--gets", "50",
+                        "--large-kb", "512"}, new java.io.PrintStream(out, true), new java.io.PrintStream(err, true));
+        String text = out.toString();
+        System.out.print(text);
+        assertEquals(0, status, err.toString());
+        assertTrue(text.contains("get (one RDMA READ) -> \"hello over RDMA\""), text);
+        assertTrue(text.contains("SHA-256 matches"), text);
+        assertTrue(text.contains("requests handled during those GETs: 0"), text);
+        assertTrue(text.contains("counter = 40, every previous value distinct"), text);
+    }
+
     /** GETs {@code key} until writing stops; emits {GETs, invalid values, gave up (CONCURRENT_MODIFICATION)}. */
     private static Mono<long[]> reads(KvClient c, String key, int size, AtomicBoolean writing) {
         long[] counts = new long[3];
