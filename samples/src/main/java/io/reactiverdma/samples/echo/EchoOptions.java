@@ -76,21 +76,11 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
 
     /** Parses {@code args} (mode first); {@code -h} or {@code --help} anywhere gives {@link Mode#HELP}. */
     public static EchoOptions parse(String... args) {
-        for (String a : args) {
-            if (a.equals("-h") || a.equals("--help")) {
-                return new EchoOptions(Mode.HELP, null, DEFAULT_PORT, DEFAULT_COUNT, DEFAULT_SIZE,
-                        DEFAULT_MAX_MESSAGE_SIZE, Duration.ofMillis(DEFAULT_TIMEOUT_MS));
-            }
+        if (OptionArgs.wantsHelp(args)) {
+            return new EchoOptions(Mode.HELP, null, DEFAULT_PORT, DEFAULT_COUNT, DEFAULT_SIZE,
+                    DEFAULT_MAX_MESSAGE_SIZE, Duration.ofMillis(DEFAULT_TIMEOUT_MS));
         }
-        if (args.length == 0) {
-            throw new UsageException("missing mode (demo, server or client)");
-        }
-        Mode mode = switch (args[0]) {
-            case "demo" -> Mode.DEMO;
-            case "server" -> Mode.SERVER;
-            case "client" -> Mode.CLIENT;
-            default -> throw new UsageException("unknown mode '" + args[0] + "' (demo, server or client)");
-        };
+        Mode mode = OptionArgs.mode(args, Mode.DEMO, Mode.SERVER, Mode.CLIENT);
         String host = null;
         int port = mode == Mode.DEMO ? 0 : DEFAULT_PORT;
         int count = DEFAULT_COUNT;

@@ -11,6 +11,32 @@ public final class OptionArgs {
     private OptionArgs() {
     }
 
+    /** True when {@code -h} or {@code --help} is anywhere on the command line. */
+    public static boolean wantsHelp(String[] args) {
+        for (String a : args) {
+            if (a.equals("-h") || a.equals("--help")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The mode named by {@code args[0]}: one of {@code modes}, by its lower-case name. */
+    @SafeVarargs
+    public static <M extends Enum<M>> M mode(String[] args, M... modes) {
+        String names = String.join(", ", java.util.Arrays.stream(modes)
+                .map(m -> m.name().toLowerCase(Locale.ROOT)).toList());
+        if (args.length == 0) {
+            throw new UsageException("missing mode (" + names + ")");
+        }
+        for (M m : modes) {
+            if (m.name().toLowerCase(Locale.ROOT).equals(args[0])) {
+                return m;
+            }
+        }
+        throw new UsageException("unknown mode '" + args[0] + "' (" + names + ")");
+    }
+
     /** Refuses {@code flag} in a mode not among {@code modes}, saying {@code why}. */
     public static <M extends Enum<M>> void only(M mode, String flag, Set<M> modes, String why) {
         if (!modes.contains(mode)) {

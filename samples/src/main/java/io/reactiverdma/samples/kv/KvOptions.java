@@ -1,5 +1,6 @@
 package io.reactiverdma.samples.kv;
 
+import io.reactiverdma.samples.echo.OptionArgs;
 import io.reactiverdma.samples.echo.UsageException;
 
 import java.time.Duration;
@@ -101,22 +102,12 @@ public record KvOptions(Mode mode, String host, int port, int clients, int incre
 
     /** Parses {@code args} (mode first); {@code -h} or {@code --help} anywhere gives {@link Mode#HELP}. */
     public static KvOptions parse(String... args) {
-        for (String a : args) {
-            if (a.equals("-h") || a.equals("--help")) {
-                return new KvOptions(Mode.HELP, null, DEFAULT_PORT, DEFAULT_CLIENTS, DEFAULT_INCREMENTS, DEFAULT_GETS,
-                        DEFAULT_LARGE_KB, KvServerOptions.DEFAULT_SLOT_COUNT, List.of(),
-                        Duration.ofMillis(DEFAULT_TIMEOUT_MS));
-            }
+        if (OptionArgs.wantsHelp(args)) {
+            return new KvOptions(Mode.HELP, null, DEFAULT_PORT, DEFAULT_CLIENTS, DEFAULT_INCREMENTS, DEFAULT_GETS,
+                    DEFAULT_LARGE_KB, KvServerOptions.DEFAULT_SLOT_COUNT, List.of(),
+                    Duration.ofMillis(DEFAULT_TIMEOUT_MS));
         }
-        if (args.length == 0) {
-            throw new UsageException("missing mode (demo, server or client)");
-        }
-        Mode mode = switch (args[0]) {
-            case "demo" -> Mode.DEMO;
-            case "server" -> Mode.SERVER;
-            case "client" -> Mode.CLIENT;
-            default -> throw new UsageException("unknown mode '" + args[0] + "' (demo, server or client)");
-        };
+        Mode mode = OptionArgs.mode(args, Mode.DEMO, Mode.SERVER, Mode.CLIENT);
         String host = null;
         int port = mode == Mode.DEMO ? 0 : DEFAULT_PORT;
         int clients = DEFAULT_CLIENTS;
