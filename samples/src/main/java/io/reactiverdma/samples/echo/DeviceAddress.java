@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -28,11 +29,11 @@ import java.util.stream.Stream;
  * @param netdev  the network interface, for example {@code dummy0}
  * @param address the interface's IPv4 address
  */
-record DeviceAddress(String device, int port, String netdev, InetAddress address) {
+public record DeviceAddress(String device, int port, String netdev, InetAddress address) {
     static final Path SYSFS = Path.of("/sys/class/infiniband");
 
     /** Thrown when no RDMA device with an ACTIVE port and an IPv4 address on its netdev is found. */
-    static final class NotFoundException extends IllegalStateException {
+    public static final class NotFoundException extends IllegalStateException {
         private static final long serialVersionUID = 1L;
 
         NotFoundException(String message) {
@@ -41,7 +42,7 @@ record DeviceAddress(String device, int port, String netdev, InetAddress address
     }
 
     /** The host string rdma_cm gets. */
-    String host() {
+    public String host() {
         return address.getHostAddress();
     }
 
@@ -50,7 +51,22 @@ record DeviceAddress(String device, int port, String netdev, InetAddress address
         return host() + " (" + device + " port " + port + ", netdev " + netdev + ")";
     }
 
-    static DeviceAddress find() {
+    /**
+     * {@code host} when it is given (not null), else the address of {@link #find()}'s device, which is
+     * reported to {@code log} as "RDMA device D port P on netdev N, address A".
+     */
+    public static String hostOrFind(String host, Consumer<String> log) {
+        if (host != null) {
+            return host;
+        }
+        DeviceAddress d = find();
+        log.accept("RDMA device " + d.device() + " port " + d.port() + " on netdev " + d.netdev() + ", address "
+                + d.host());
+        return d.host();
+    }
+
+    /** The first RDMA device with an ACTIVE port and an IPv4 address (see the class comment). */
+    public static DeviceAddress find() {
         return find(SYSFS, DeviceAddress::ipv4Of);
     }
 
