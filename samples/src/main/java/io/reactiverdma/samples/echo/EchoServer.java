@@ -68,7 +68,7 @@ public final class EchoServer implements AutoCloseable {
      * Receive buffers per connection: the API's default 64, fewer for large buffers so that one connection
      * pins at most about 4 MiB for them (registered memory counts against RLIMIT_MEMLOCK).
      */
-    static int receiveQueueDepth(int bufferSize) {
+    public static int receiveQueueDepth(int bufferSize) {
         return Math.max(4, Math.min(64, (4 << 20) / bufferSize));
     }
 
@@ -90,7 +90,7 @@ public final class EchoServer implements AutoCloseable {
     }
 
     /** A copy of the message's bytes; the message is released (its receive buffer goes back) either way. */
-    static ByteBuffer copyAndRelease(RdmaMessage m) {
+    public static ByteBuffer copyAndRelease(RdmaMessage m) {
         try {
             return ByteBuffer.wrap(m.toByteArray());
         } finally {

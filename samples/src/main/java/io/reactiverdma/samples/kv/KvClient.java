@@ -1,0 +1,519 @@
+package io.reactiverdma.samples.kv;
+
+import io.reactiverdma.reactive.ConnectionClosedException;
+import io.reactiverdma.reactive.RdmaClient;
+import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.RdmaMessage;
+import io.reactiverdma.reactive.RdmaOption;
+import io.reactiverdma.reactive.RegisteredBuffer;
+import io.reactiverdma.reactive.RemoteAccess;
+import io.reactiverdma.reactive.RemoteRegion;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.util.retry.Retry;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
+
+/**
+ * A client of a {@link KvServer}, over one RDMA connection.
+ * <ul>
+ *   <li>{@link #get}: one-sided. It RDMA READs the slots of the key's probe window (4 slots per READ) and,
+ *       for a value stored out of line, the value, then re-reads the slot's version: the server's CPU is not
+ *       involved. A slot that fails its checks (odd version: being written; checksum mismatch: the read
+ *       mixed two writes) or a version that changed while the value was read is read again, a bounded
+ *       number of times.</li>
+ *   <li>{@link #put}, {@link #delete}: two-sided requests. A PUT whose key and value fit the server's
+ *       message size carries the value; a larger one registers a copy of the value for remote READ only and
+ *       lets the server READ it into fresh space (one round trip, no chunking protocol, the server's CPU
+ *       copies nothing); the registration is released when the response arrives.</li>
+ *   <li>{@link #increment}: one remote fetch-and-add on the counter's word, after a one-time two-sided lookup
+ *       of its address (cached).</li>
+ * </ul>
+ * Operations are lazy (nothing happens before subscription), may run concurrently, and signal on the
+ * engine's threads (or the {@link RdmaClient#callbackScheduler callback scheduler} of the client it was
+ * connected with): do not block in them. Every operation fails with the API's
+ * {@link ConnectionClosedException} when the connection closes before it is done.
+ */
+public final class KvClient implements Disposable {
+    /** Slots read per READ while probing: 4 slots of 256 B are one 1 KiB READ. */
+    static final int PROBE_WINDOW_SLOTS = 4;
+    /** How often {@link #get} reads an entry that keeps changing before it gives up. */
+    static final int GET_ATTEMPTS = 64;
+    /** {@link #get} reads out-of-line values in chunks of at most this size. */
+    static final int GET_CHUNK_BYTES = 1 << 20;
+    /** Chunk READs (each with its version re-check) in flight per {@link #download}. */
+    static final int DOWNLOAD_READS_IN_FLIGHT = 4;
+
+    private final RdmaConnection conn;
+    private final boolean verifyReads;
+    private final Sinks.One<KvLayout> handshake = Sinks.one();
+    private final Map<Integer, Pending> pending = new ConcurrentHashMap<>();
+    private final Map<String, Mono<RemoteRegion>> counterWords = new ConcurrentHashMap<>();
+    private final AtomicInteger requestIds = new AtomicInteger();
+    private final AtomicLong tornSlotReads = new AtomicLong();
+    private final AtomicLong changedValueReads = new AtomicLong();
+    private final Disposable receiving;
+    private volatile KvLayout layout;
+    private volatile Throwable closedBy;
+
+    private KvClient(RdmaConnection conn, boolean verifyReads) {
+        this.conn = conn;
+        this.verifyReads = verifyReads;
+        this.receiving = conn.receive()
+                .doOnDiscard(RdmaMessage.class, RdmaMessage::release)
+                .subscribe(this::onMessage, this::onClosed, () -> onClosed(null));
+    }
+
+    /**
+     * Connects with {@code client} (configured with the server's host and port, and any options) and waits
+     * for the server's handshake, which carries the table's layout and remote regions. Emits the client
+     * once it can serve requests. Fails with the API's {@code RdmaConnectException} when connecting fails,
+     * with {@link KvException} ({@link KvException.Reason#PROTOCOL}) when the peer's first message is not
+     * the handshake or none comes within the client's {@link RdmaOption#CONNECT_TIMEOUT}, and with
+     * {@link ConnectionClosedException} when the server closes first. Cancelling abandons the attempt and
+     * closes a connection made meanwhile.
+     */
+    public static Mono<KvClient> connect(RdmaClient client) {
+        return connect(client, true);
+    }
+
+    /**
+     * As {@link #connect(RdmaClient)}; with {@code verifyReads} false the client takes every slot and value
+     * it READs as it comes (no seqlock, checksum or version re-check): only to show what the checks prevent.
+     */
+    static Mono<KvClient> connect(RdmaClient client, boolean verifyReads) {
+        Objects.requireNonNull(client, "client");
+        Duration handshakeTimeout = client.configuration().option(RdmaOption.CONNECT_TIMEOUT);
+        return client.connect().flatMap(conn -> {
+            KvClient kv = new KvClient(conn, verifyReads);
+            return kv.handshake.asMono()
+                    .timeout(handshakeTimeout, Mono.error(() -> new KvException(KvException.Reason.PROTOCOL,
+                            "no handshake from " + conn.remoteAddress() + " within " + handshakeTimeout.toMillis()
+                                    + " ms (not a key-value server?)")))
+                    .thenReturn(kv)
+                    .doOnError(e -> kv.dispose())
+                    .doOnCancel(kv::dispose);
+        });
+    }
+
+    /** The server's table layout, from the handshake. */
+    public KvLayout layout() {
+        return layout;
+    }
+
+    /**
+     * The value of {@code key}, read with one-sided RDMA READs. Emits the value and completes, or completes
+     * empty when the key has no value. The value is never torn: it is exactly what one PUT stored (see the
+     * class comment). Fails with {@link KvException}: {@link KvException.Reason#KEY_TOO_LONG} for an empty
+     * or too long key (nothing is read), {@link KvException.Reason#CONCURRENT_MODIFICATION} when the entry
+     * changed during each of {@value #GET_ATTEMPTS} attempts. Cancelling stops the signal; READs already
+     * posted finish on their own (their buffers are held until then).
+     *
+     * @throws NullPointerException when {@code key} is null
+     */
+    public Mono<byte[]> get(String key) {
+        Objects.requireNonNull(key, "key");
+        return Mono.defer(() -> {
+            byte[] k = keyBytes(key);
+            return find(k).flatMap(found -> found.slot.inlineValue() != null
+                            ? Mono.just(found.slot.inlineValue())
+                            : readValue(found, Math.min(GET_CHUNK_BYTES, found.slot.valueLength()))
+                                    .collect(ByteArrayOutputStream::new, KvClient::append)
+                                    .map(ByteArrayOutputStream::toByteArray))
+                    .retryWhen(retryChanged("get of '" + key + "'"));
+        });
+    }
+
+    /**
+     * Stores {@code value} under {@code key}, replacing any value. Completes when the server confirmed it
+     * (a GET that starts afterwards sees it). Fails with {@link KvException}, before anything is sent, for
+     * {@link KvException.Reason#KEY_TOO_LONG} and {@link KvException.Reason#VALUE_TOO_LARGE} (larger than
+     * the layout's {@code maxValueBytes}); with {@link KvException.Reason#TABLE_FULL} or
+     * {@link KvException.Reason#VALUE_AREA_FULL} when the server has no room. Cancelling stops the signal,
+     * not the request: the server may still store the value (a large value's registration is kept until
+     * the server answered, as the server may be reading it).
+     *
+     * @throws NullPointerException when {@code key} or {@code value} is null
+     */
+    public Mono<Void> put(String key, byte[] value) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        return Mono.defer(() -> {
+            byte[] k = keyBytes(key);
+            KvLayout l = layout;
+            if (value.length > l.maxValueBytes()) {
+                return Mono.error(new KvException(KvException.Reason.VALUE_TOO_LARGE, "a " + value.length
+                        + "-byte value for '" + key + "' exceeds the server's largest value, " + l.maxValueBytes()
+                        + " bytes"));
+            }
+            if (KvProtocol.putInlineBytes(k.length, value.length) <= conn.maxMessageSize()) {
+                byte[] copy = value.clone(); // the request is encoded when the send is subscribed
+                return call(id -> KvProtocol.Request.putInline(id, k, copy), null).then();
+            }
+            RegisteredBuffer source = conn.memory().allocateRegistered(value.length, RemoteAccess.READ);
+            source.buffer().put(value);
+            return call(id -> KvProtocol.Request.putRemote(id, k, value.length, source.remoteRegion()), source)
+                    .then();
+        });
+    }
+
+    /**
+     * Removes {@code key}'s value. Emits true when there was one, false when there was none, then
+     * completes. Fails with {@link KvException} ({@link KvException.Reason#KEY_TOO_LONG}) before anything is
+     * sent. Cancelling stops the signal, not the request.
+     *
+     * @throws NullPointerException when {@code key} is null
+     */
+    public Mono<Boolean> delete(String key) {
+        Objects.requireNonNull(key, "key");
+        return Mono.defer(() -> {
+            byte[] k = keyBytes(key);
+            return call(id -> KvProtocol.Request.delete(id, k), null).map(r -> r.result() == 1);
+        });
+    }
+
+    /**
+     * Adds {@code delta} to the named counter (created at 0 on first use) with one remote fetch-and-add,
+     * atomic with respect to every other client's. Emits the counter's value before the addition, then
+     * completes. The first increment of a counter on this client first asks the server for the counter's
+     * word (two-sided, once: later ones reuse it). Fails with {@link KvException}:
+     * {@link KvException.Reason#KEY_TOO_LONG} for a bad name (nothing sent),
+     * {@link KvException.Reason#COUNTERS_FULL} when the server has no word left. Cancelling stops the
+     * signal; an atomic already posted still happens.
+     *
+     * @throws NullPointerException when {@code counter} is null
+     */
+    public Mono<Long> increment(String counter, long delta) {
+        Objects.requireNonNull(counter, "counter");
+        return Mono.defer(() -> counterWord(counter).flatMap(word -> conn.fetchAndAdd(word, delta)));
+    }
+
+    /**
+     * The value of {@code key} as a stream of chunks of {@code chunkSizeBytes} (the last one shorter), read
+     * with RDMA READs as the subscriber's demand asks, at most {@value #DOWNLOAD_READS_IN_FLIGHT} chunks
+     * ahead of it. Each chunk is emitted only after a re-read of the slot's version showed the value
+     * unchanged since the download began, so every emitted byte belongs to the same value. Each
+     * {@code ByteBuffer} is a new heap buffer, the subscriber's to keep. Completes after the last chunk.
+     * Fails with {@link KvException}: {@link KvException.Reason#NOT_FOUND} when the key has no value,
+     * {@link KvException.Reason#CONCURRENT_MODIFICATION} when the value is replaced or deleted before the
+     * last chunk was read (chunks emitted before stay valid: they are a prefix of the old value),
+     * {@link KvException.Reason#KEY_TOO_LONG} or {@link KvException.Reason#ILLEGAL_ARGUMENT} (a chunk size
+     * outside 1 .. the pool's largest buffer, 4 MiB) before anything is read. Cancelling stops further
+     * READs; those in flight finish on their own.
+     *
+     * @throws NullPointerException when {@code key} is null
+     */
+    public Flux<ByteBuffer> download(String key, int chunkSizeBytes) {
+        Objects.requireNonNull(key, "key");
+        return Flux.defer(() -> {
+            byte[] k = keyBytes(key);
+            int max = conn.memory().maxAllocationSize();
+            if (chunkSizeBytes < 1 || chunkSizeBytes > max) {
+                return Flux.error(new KvException(KvException.Reason.ILLEGAL_ARGUMENT, "chunk size must be 1.."
+                        + max + " bytes, got " + chunkSizeBytes));
+            }
+            return find(k)
+                    .retryWhen(retryChanged("download of '" + key + "'"))
+                    .switchIfEmpty(Mono.error(() -> new KvException(KvException.Reason.NOT_FOUND, "'" + key
+                            + "' has no value")))
+                    .flatMapMany(found -> found.slot.inlineValue() != null
+                            ? Flux.fromIterable(chunks(found.slot.inlineValue(), chunkSizeBytes))
+                            : readValue(found, chunkSizeBytes))
+                    .onErrorMap(ValueChanged.class, e -> new KvException(KvException.Reason.CONCURRENT_MODIFICATION,
+                            "the value of '" + key + "' changed during the download"));
+        });
+    }
+
+    /** Slot reads this client rejected as torn (odd version or checksum mismatch) and read again. */
+    public long tornSlotReads() {
+        return tornSlotReads.get();
+    }
+
+    /** Value reads whose slot version had changed by the re-check (read again by get, failed by download). */
+    public long changedValueReads() {
+        return changedValueReads.get();
+    }
+
+    /** Completes once the connection is closed and everything it held is released. */
+    public Mono<Void> onDispose() {
+        return conn.onDispose();
+    }
+
+    /** Closes the connection; outstanding operations fail with {@link ConnectionClosedException}. Idempotent. */
+    @Override
+    public void dispose() {
+        conn.dispose();
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return conn.isDisposed();
+    }
+
+    // ---------------------------------------------------------------------------------- one-sided reads
+
+    /** A live slot holding the key. */
+    private record Found(int index, SlotCodec.Slot slot) {
+    }
+
+    /** Thrown inside a read when what it read was torn or changed: the read starts over. */
+    private static final class ValueChanged extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        ValueChanged() {
+            super("changed while read", null, false, false);
+        }
+    }
+
+    private Retry retryChanged(String what) {
+        return Retry.max(GET_ATTEMPTS - 1)
+                .filter(e -> e instanceof ValueChanged)
+                .onRetryExhaustedThrow((spec, signal) -> new KvException(KvException.Reason.CONCURRENT_MODIFICATION,
+                        what + " found the entry changing on each of " + GET_ATTEMPTS + " attempts"));
+    }
+
+    /** The key's live slot, empty when absent; errors with {@link ValueChanged} on a torn slot. */
+    private Mono<Found> find(byte[] key) {
+        KvLayout l = layout;
+        return probe(l, key, l.homeSlot(key), 0);
+    }
+
+    private Mono<Found> probe(KvLayout l, byte[] key, int first, int probed) {
+        int n = Math.min(PROBE_WINDOW_SLOTS, Math.min(l.maxProbe() - probed, l.slotCount() - first));
+        return readSlots(l, first, n).flatMap(slots -> {
+            for (int i = 0; i < n; i++) {
+                SlotCodec.Slot s = slots[i];
+                if (s.check() == SlotCodec.Check.TORN) {
+                    tornSlotReads.incrementAndGet();
+                    return Mono.error(new ValueChanged());
+                }
+                if (s.holds(key)) {
+                    return Mono.just(new Found(first + i, s));
+                }
+                if (s.state() == SlotCodec.EMPTY) {
+                    return Mono.empty(); // the server never places a key past an empty slot
+                }
+            }
+            if (probed + n >= l.maxProbe()) {
+                return Mono.empty();
+            }
+            return probe(l, key, (first + n) % l.slotCount(), probed + n);
+        });
+    }
+
+    private Mono<SlotCodec.Slot[]> readSlots(KvLayout l, int first, int n) {
+        return Mono.defer(() -> {
+            RegisteredBuffer local = conn.memory().allocate(n * l.slotSize());
+            return conn.read(local, l.slots(first, n))
+                    .then(Mono.fromCallable(() -> {
+                        ByteBuffer b = local.buffer();
+                        SlotCodec.Slot[] slots = new SlotCodec.Slot[n];
+                        for (int i = 0; i < n; i++) {
+                            slots[i] = SlotCodec.decode(b, i * l.slotSize(), l.slotSize(), l.keyMaxBytes(),
+                                    l.inlineMaxBytes(), verifyReads);
+                        }
+                        return slots;
+                    }))
+                    .doFinally(signal -> local.release()); // held by the READ until the device is done
+        });
+    }
+
+    /** An out-of-line value in chunks, each emitted after the slot's version was found unchanged. */
+    private Flux<ByteBuffer> readValue(Found found, int chunkBytes) {
+        int length = found.slot.valueLength();
+        int chunks = (int) ((length + (long) chunkBytes - 1) / chunkBytes);
+        return Flux.range(0, chunks)
+                .flatMapSequential(i -> readChunk(found, (long) i * chunkBytes,
+                        (int) Math.min(chunkBytes, length - (long) i * chunkBytes)), DOWNLOAD_READS_IN_FLIGHT, 1);
+    }
+
+    private Mono<ByteBuffer> readChunk(Found found, long offset, int length) {
+        return Mono.defer(() -> {
+            KvLayout l = layout;
+            RegisteredBuffer local = conn.memory().allocate(length);
+            return conn.read(local, l.value(found.slot.valueOffset() + offset, length))
+                    // Posted only once the chunk is in: if the version is still the one the slot had when it
+                    // pointed us at this block, the block was not freed (hence not rewritten) meanwhile.
+                    .then(checkVersion(l, found))
+                    .then(Mono.fromCallable(() -> {
+                        byte[] copy = new byte[length];
+                        local.buffer().get(copy);
+                        return ByteBuffer.wrap(copy);
+                    }))
+                    .doFinally(signal -> local.release());
+        });
+    }
+
+    private Mono<Void> checkVersion(KvLayout l, Found found) {
+        if (!verifyReads) {
+            return Mono.empty();
+        }
+        return Mono.defer(() -> {
+            RegisteredBuffer word = conn.memory().allocate(8);
+            return conn.read(word, l.slots(found.index, 1).slice(SlotCodec.VERSION, 8))
+                    .then(Mono.defer(() -> {
+                        if (word.buffer().getLong(0) != found.slot.version()) {
+                            changedValueReads.incrementAndGet();
+                            return Mono.<Void>error(new ValueChanged());
+                        }
+                        return Mono.<Void>empty();
+                    }))
+                    .doFinally(signal -> word.release());
+        });
+    }
+
+    private static java.util.List<ByteBuffer> chunks(byte[] value, int chunkBytes) {
+        java.util.List<ByteBuffer> list = new java.util.ArrayList<>();
+        for (int at = 0; at < value.length; at += chunkBytes) {
+            list.add(ByteBuffer.wrap(java.util.Arrays.copyOfRange(value, at, Math.min(value.length, at + chunkBytes))));
+        }
+        return list;
+    }
+
+    private static void append(ByteArrayOutputStream out, ByteBuffer chunk) {
+        out.write(chunk.array(), chunk.arrayOffset() + chunk.position(), chunk.remaining());
+    }
+
+    // ---------------------------------------------------------------------------------- two-sided calls
+
+    private Mono<RemoteRegion> counterWord(String counter) {
+        return counterWords.computeIfAbsent(counter, name -> Mono.defer(() -> {
+                    byte[] n = keyBytes(name);
+                    return call(id -> KvProtocol.Request.counter(id, n), null)
+                            .map(r -> layout.counter(Math.toIntExact(r.result())));
+                })
+                // Cache the word for good, but not a failure: a later increment asks again.
+                .cache(word -> Duration.ofMillis(Long.MAX_VALUE), e -> Duration.ZERO, () -> Duration.ZERO));
+    }
+
+    private byte[] keyBytes(String key) {
+        byte[] k = key.getBytes(StandardCharsets.UTF_8);
+        KvLayout l = layout;
+        if (k.length == 0 || k.length > l.keyMaxBytes()) {
+            throw new KvException(KvException.Reason.KEY_TOO_LONG, "a key must have 1.." + l.keyMaxBytes()
+                    + " UTF-8 bytes, '" + abbreviate(key) + "' has " + k.length);
+        }
+        return k;
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 40 ? s : s.substring(0, 37) + "...";
+    }
+
+    /** One request whose response has not arrived; {@code source} is released when it has (or never will). */
+    private static final class Pending {
+        final Sinks.One<KvProtocol.Response> response = Sinks.one();
+        final RegisteredBuffer source;
+
+        Pending(RegisteredBuffer source) {
+            this.source = source;
+        }
+
+        void complete(KvProtocol.Response r) {
+            release();
+            KvException failure = r.failure();
+            if (failure != null) {
+                response.tryEmitError(failure);
+            } else {
+                response.tryEmitValue(r);
+            }
+        }
+
+        void fail(Throwable e) {
+            release();
+            response.tryEmitError(e);
+        }
+
+        private void release() {
+            if (source != null) {
+                source.release();
+            }
+        }
+    }
+
+    /** Sends the request made with a fresh id; emits its OK response or fails with its error. */
+    private Mono<KvProtocol.Response> call(IntFunction<KvProtocol.Request> request, RegisteredBuffer source) {
+        int id = requestIds.incrementAndGet();
+        Pending p = new Pending(source);
+        pending.put(id, p);
+        Throwable closed = closedBy;
+        if (closed != null && pending.remove(id) != null) {
+            p.fail(closedException(closed));
+            return p.response.asMono();
+        }
+        return conn.send(KvProtocol.encode(request.apply(id)))
+                .onErrorResume(e -> {
+                    // Not sent: no response will come.
+                    if (pending.remove(id) != null) {
+                        p.fail(e);
+                    }
+                    return Mono.empty();
+                })
+                .then(p.response.asMono());
+    }
+
+    private void onMessage(RdmaMessage m) {
+        ByteBuffer data;
+        try {
+            data = ByteBuffer.wrap(m.toByteArray());
+        } finally {
+            m.release();
+        }
+        if (layout == null) {
+            try {
+                layout = KvLayout.decode(data);
+                handshake.tryEmitValue(layout);
+            } catch (KvException e) {
+                handshake.tryEmitError(e);
+                conn.dispose();
+            }
+            return;
+        }
+        KvProtocol.Response r;
+        try {
+            r = KvProtocol.decodeResponse(data);
+        } catch (KvException e) {
+            // A peer that breaks the protocol cannot be trusted with the rest: close, failing what is pending.
+            onClosed(e);
+            conn.dispose();
+            return;
+        }
+        Pending p = pending.remove(r.id());
+        if (p != null) {
+            p.complete(r);
+        }
+    }
+
+    /** The connection closed (error null) or receiving failed: fail the handshake and every pending request. */
+    private void onClosed(Throwable error) {
+        Throwable cause = error != null ? error : new ConnectionClosedException("the connection to "
+                + conn.remoteAddress() + " closed");
+        closedBy = cause;
+        handshake.tryEmitError(closedException(cause));
+        for (Integer id : pending.keySet()) {
+            Pending p = pending.remove(id);
+            if (p != null) {
+                p.fail(closedException(cause));
+            }
+        }
+    }
+
+    private static RuntimeException closedException(Throwable cause) {
+        if (cause instanceof RuntimeException r && (cause instanceof ConnectionClosedException
+                || cause instanceof KvException)) {
+            return r;
+        }
+        return new ConnectionClosedException("the connection closed: " + cause, cause);
+    }
+}
