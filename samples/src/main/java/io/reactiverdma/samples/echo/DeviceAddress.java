@@ -28,11 +28,11 @@ import java.util.stream.Stream;
  * @param netdev  the network interface, for example {@code dummy0}
  * @param address the interface's IPv4 address
  */
-record DeviceAddress(String device, int port, String netdev, InetAddress address) {
+public record DeviceAddress(String device, int port, String netdev, InetAddress address) {
     static final Path SYSFS = Path.of("/sys/class/infiniband");
 
     /** Thrown when no RDMA device with an ACTIVE port and an IPv4 address on its netdev is found. */
-    static final class NotFoundException extends IllegalStateException {
+    public static final class NotFoundException extends IllegalStateException {
         private static final long serialVersionUID = 1L;
 
         NotFoundException(String message) {
@@ -41,7 +41,7 @@ record DeviceAddress(String device, int port, String netdev, InetAddress address
     }
 
     /** The host string rdma_cm gets. */
-    String host() {
+    public String host() {
         return address.getHostAddress();
     }
 
@@ -50,7 +50,7 @@ record DeviceAddress(String device, int port, String netdev, InetAddress address
         return host() + " (" + device + " port " + port + ", netdev " + netdev + ")";
     }
 
-    static DeviceAddress find() {
+    public static DeviceAddress find() {
         return find(SYSFS, DeviceAddress::ipv4Of);
     }
 

@@ -25,7 +25,7 @@ public interface KeyValueStore {
 
     /**
      * The value in chunks of at most {@code chunkSizeBytes}, read as the subscriber asks for them. Each
-     * buffer is valid only until the next one is requested: copy what you keep. Fails with
+     * buffer is the subscriber's to keep. Fails with
      * {@code KvException} (NOT_FOUND) when the key has no value.
      */
     Flux<ByteBuffer> download(String key, int chunkSizeBytes);

@@ -64,7 +64,8 @@ public class KvGateway implements KeyValueStore, SmartLifecycle {
                 current = connection.compareAndSet(null, fresh) ? fresh : connection.get();
             }
             return current;
-        });
+        }).onErrorMap(e -> !(e instanceof GatewayUnavailableException), e -> new GatewayUnavailableException(
+                "cannot connect to the key-value server at " + serverAddress() + ": " + e.getMessage(), e));
     }
 
     private Mono<KvClient> newConnection() {
