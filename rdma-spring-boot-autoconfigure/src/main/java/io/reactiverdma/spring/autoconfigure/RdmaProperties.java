@@ -55,6 +55,31 @@ public class RdmaProperties {
 
     /** The options both a client and a server have (RdmaOption); every default is the API's. */
     public abstract static class Transport {
+        /**
+         * Client: the server's address (unset: give it per connection with RdmaClient.host(..)); server: the
+         * local address to listen on (required). Either way an address on an RDMA device's netdev.
+         */
+        private String host;
+
+        /** The rdma_cm port (a literal, so the metadata shows it: RdmaTransportConfig.DEFAULT_PORT); a server takes 0 as "any free port". */
+        private int port = 7471;
+
+        public String getHost() {
+            return host;
+        }
+
+        public void setHost(String host) {
+            this.host = host;
+        }
+
+        public int getPort() {
+            return port;
+        }
+
+        public void setPort(int port) {
+            this.port = port;
+        }
+
         /** Send queue slots: outstanding sends, WRITEs, READs and atomics per connection (1..16384). */
         private int sendQueueDepth = 128;
 
@@ -233,30 +258,8 @@ public class RdmaProperties {
 
     /** The RdmaClient bean: where it connects and how. */
     public static class Client extends Transport {
-        /** The server's host name or IP address (an address on an RDMA device's netdev); unset: give it per connection with RdmaClient.host(..). */
-        private String host;
-
-        /** The server's rdma_cm port (a literal, so the metadata shows it: RdmaTransportConfig.DEFAULT_PORT). */
-        private int port = 7471;
-
         /** Limit for resolving the address and route and connecting (1ms..2^31-1ms). */
         private Duration connectTimeout = Duration.ofSeconds(10);
-
-        public String getHost() {
-            return host;
-        }
-
-        public void setHost(String host) {
-            this.host = host;
-        }
-
-        public int getPort() {
-            return port;
-        }
-
-        public void setPort(int port) {
-            this.port = port;
-        }
 
         public Duration getConnectTimeout() {
             return connectTimeout;
@@ -272,12 +275,6 @@ public class RdmaProperties {
         /** Start a server (the application must provide an RdmaConnectionHandler bean). */
         private boolean enabled;
 
-        /** The local address to listen on: an address of an RDMA device's netdev. */
-        private String host;
-
-        /** The rdma_cm port to listen on; 0 picks a free one. */
-        private int port = 7471;
-
         /** How long the context start waits for the server to listen. */
         private Duration bindTimeout = Duration.ofSeconds(30);
 
@@ -287,22 +284,6 @@ public class RdmaProperties {
 
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
-        }
-
-        public String getHost() {
-            return host;
-        }
-
-        public void setHost(String host) {
-            this.host = host;
-        }
-
-        public int getPort() {
-            return port;
-        }
-
-        public void setPort(int port) {
-            this.port = port;
         }
 
         public Duration getBindTimeout() {

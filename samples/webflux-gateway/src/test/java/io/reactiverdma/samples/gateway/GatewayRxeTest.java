@@ -49,8 +49,11 @@ class GatewayRxeTest {
         String host = RxeTestSupport.deviceAddress();
         kv = KvServer.bindNow(KvServerOptions.defaults(host).withPort(0), WAIT, LOG);
         long t0 = System.nanoTime();
+        // A 60 s connect limit: under emulation a cold first connection (the server registers its 32 MiB
+        // table then) can take longer than the default 10 s.
         app = new SpringApplicationBuilder(GatewayApplication.class).run("--server.port=0",
-                "--reactive-rdma.client.host=" + host, "--reactive-rdma.client.port=" + kv.address().getPort());
+                "--reactive-rdma.client.host=" + host, "--reactive-rdma.client.port=" + kv.address().getPort(),
+                "--reactive-rdma.client.connect-timeout=60s");
         System.out.println("  gateway started in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
         http = WebTestClient.bindToServer()
                 .baseUrl("http://127.0.0.1:" + app.getEnvironment().getProperty("local.server.port"))
