@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -50,6 +51,21 @@ public record DeviceAddress(String device, int port, String netdev, InetAddress 
         return host() + " (" + device + " port " + port + ", netdev " + netdev + ")";
     }
 
+    /**
+     * {@code host} when it is given (not null), else the address of {@link #find()}'s device, which is
+     * reported to {@code log} as "RDMA device D port P on netdev N, address A".
+     */
+    public static String hostOrFind(String host, Consumer<String> log) {
+        if (host != null) {
+            return host;
+        }
+        DeviceAddress d = find();
+        log.accept("RDMA device " + d.device() + " port " + d.port() + " on netdev " + d.netdev() + ", address "
+                + d.host());
+        return d.host();
+    }
+
+    /** The first RDMA device with an ACTIVE port and an IPv4 address (see the class comment). */
     public static DeviceAddress find() {
         return find(SYSFS, DeviceAddress::ipv4Of);
     }

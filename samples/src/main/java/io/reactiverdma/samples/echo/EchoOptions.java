@@ -5,6 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
+import static io.reactiverdma.samples.echo.OptionArgs.intArg;
+import static io.reactiverdma.samples.echo.OptionArgs.only;
+import static io.reactiverdma.samples.echo.OptionArgs.stringArg;
+
 /**
  * Command line of the echo sample. A bad one is a {@link UsageException} saying what is wrong.
  *
@@ -72,21 +76,11 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
 
     /** Parses {@code args} (mode first); {@code -h} or {@code --help} anywhere gives {@link Mode#HELP}. */
     public static EchoOptions parse(String... args) {
-        for (String a : args) {
-            if (a.equals("-h") || a.equals("--help")) {
-                return new EchoOptions(Mode.HELP, null, DEFAULT_PORT, DEFAULT_COUNT, DEFAULT_SIZE,
-                        DEFAULT_MAX_MESSAGE_SIZE, Duration.ofMillis(DEFAULT_TIMEOUT_MS));
-            }
+        if (OptionArgs.wantsHelp(args)) {
+            return new EchoOptions(Mode.HELP, null, DEFAULT_PORT, DEFAULT_COUNT, DEFAULT_SIZE,
+                    DEFAULT_MAX_MESSAGE_SIZE, Duration.ofMillis(DEFAULT_TIMEOUT_MS));
         }
-        if (args.length == 0) {
-            throw new UsageException("missing mode (demo, server or client)");
-        }
-        Mode mode = switch (args[0]) {
-            case "demo" -> Mode.DEMO;
-            case "server" -> Mode.SERVER;
-            case "client" -> Mode.CLIENT;
-            default -> throw new UsageException("unknown mode '" + args[0] + "' (demo, server or client)");
-        };
+        Mode mode = OptionArgs.mode(args, Mode.DEMO, Mode.SERVER, Mode.CLIENT);
         String host = null;
         int port = mode == Mode.DEMO ? 0 : DEFAULT_PORT;
         int count = DEFAULT_COUNT;
@@ -133,36 +127,5 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
             throw new UsageException("unexpected arguments " + positional);
         }
         return new EchoOptions(mode, host, port, count, size, maxSize, Duration.ofMillis(timeoutMs));
-    }
-
-    private static void only(Mode mode, String flag, Set<Mode> modes, String why) {
-        if (!modes.contains(mode)) {
-            throw new UsageException(flag + " does not apply to " + mode.name().toLowerCase(java.util.Locale.ROOT)
-                    + " (" + why + ")");
-        }
-    }
-
-    private static String stringArg(String[] args, int i, String flag) {
-        if (i >= args.length || args[i].startsWith("-") || args[i].isBlank()) {
-            throw new UsageException(flag + " needs a value");
-        }
-        return args[i];
-    }
-
-    private static int intArg(String[] args, int i, String flag, int min, int max) {
-        if (i >= args.length) {
-            throw new UsageException(flag + " needs a value");
-        }
-        String v = args[i];
-        long n;
-        try {
-            n = Long.parseLong(v);
-        } catch (NumberFormatException e) {
-            throw new UsageException(flag + " needs a number, got '" + v + "'");
-        }
-        if (n < min || n > max) {
-            throw new UsageException(flag + " must be in " + min + ".." + max + ", got " + n);
-        }
-        return (int) n;
     }
 }

@@ -29,10 +29,10 @@ import java.util.function.IntFunction;
  * A client of a {@link KvServer}, over one RDMA connection.
  * <ul>
  *   <li>{@link #get}: one-sided. It RDMA READs the slots of the key's probe window (4 slots per READ) and,
- *       for a value stored out of line, the value, then re-reads the slot's version: the server's CPU is not
- *       involved. A slot that fails its checks (odd version: being written; checksum mismatch: the read
- *       mixed two writes) or a version that changed while the value was read is read again, a bounded
- *       number of times.</li>
+ *       for a value stored out of line, the value's block, then re-reads the block's generation word: the
+ *       server's CPU is not involved. A slot that fails its checks (odd version: being written; checksum
+ *       mismatch: the read mixed two writes) or a block rewritten while it was read is read again, a
+ *       bounded number of times.</li>
  *   <li>{@link #put}, {@link #delete}: two-sided requests. A PUT whose key and value fit the server's
  *       message size carries the value; a larger one registers a copy of the value for remote READ only and
  *       lets the server READ it into fresh space (one round trip, no chunking protocol, the server's CPU
@@ -52,7 +52,7 @@ public final class KvClient implements Disposable {
     static final int GET_ATTEMPTS = 64;
     /** {@link #get} reads out-of-line values in chunks of at most this size. */
     static final int GET_CHUNK_BYTES = 1 << 20;
-    /** Chunk READs (each with its version re-check) in flight per {@link #download}. */
+    /** Chunk READs (each followed by its re-check) in flight per {@link #download}. */
     static final int DOWNLOAD_READS_IN_FLIGHT = 4;
 
     private final RdmaConnection conn;
@@ -128,7 +128,7 @@ public final class KvClient implements Disposable {
             byte[] k = keyBytes(key);
             return find(k).flatMap(found -> found.slot.inlineValue() != null
                             ? Mono.just(found.slot.inlineValue())
-                            : readValue(found, Math.min(GET_CHUNK_BYTES, found.slot.valueLength()))
+                            : readValue(found, Math.min(GET_CHUNK_BYTES, found.slot.valueLength()), false)
                                     .collect(ByteArrayOutputStream::new, KvClient::append)
                                     .map(ByteArrayOutputStream::toByteArray))
                     .retryWhen(retryChanged("get of '" + key + "'"));
@@ -229,7 +229,7 @@ public final class KvClient implements Disposable {
                             + "' has no value")))
                     .flatMapMany(found -> found.slot.inlineValue() != null
                             ? Flux.fromIterable(chunks(found.slot.inlineValue(), chunkSizeBytes))
-                            : readValue(found, chunkSizeBytes))
+                            : readValue(found, chunkSizeBytes, true))
                     .onErrorMap(ValueChanged.class, e -> new KvException(KvException.Reason.CONCURRENT_MODIFICATION,
                             "the value of '" + key + "' changed during the download"));
         });
@@ -329,23 +329,34 @@ public final class KvClient implements Disposable {
         });
     }
 
-    /** An out-of-line value in chunks, each emitted after the slot's version was found unchanged. */
-    private Flux<ByteBuffer> readValue(Found found, int chunkBytes) {
+    /**
+     * An out-of-line value in chunks. Each chunk is emitted after a re-check: with {@code slotUnchanged},
+     * that the slot's version is still the one that pointed us at the block (the value was not replaced:
+     * what a download promises); else that the block's generation is still the one the slot gave (the block
+     * was not rewritten: enough for a consistent value, and a GET then survives a replacement that happens
+     * while it reads, the server frees the old block only after the slot moved on and reuses it later).
+     */
+    private Flux<ByteBuffer> readValue(Found found, int chunkBytes, boolean slotUnchanged) {
         int length = found.slot.valueLength();
         int chunks = (int) ((length + (long) chunkBytes - 1) / chunkBytes);
         return Flux.range(0, chunks)
                 .flatMapSequential(i -> readChunk(found, (long) i * chunkBytes,
-                        (int) Math.min(chunkBytes, length - (long) i * chunkBytes)), DOWNLOAD_READS_IN_FLIGHT, 1);
+                        (int) Math.min(chunkBytes, length - (long) i * chunkBytes), slotUnchanged),
+                        DOWNLOAD_READS_IN_FLIGHT, 1);
     }
 
-    private Mono<ByteBuffer> readChunk(Found found, long offset, int length) {
+    private Mono<ByteBuffer> readChunk(Found found, long offset, int length, boolean slotUnchanged) {
         return Mono.defer(() -> {
             KvLayout l = layout;
             RegisteredBuffer local = conn.memory().allocate(length);
-            return conn.read(local, l.value(found.slot.valueOffset() + offset, length))
-                    // Posted only once the chunk is in: if the version is still the one the slot had when it
-                    // pointed us at this block, the block was not freed (hence not rewritten) meanwhile.
-                    .then(checkVersion(l, found))
+            long valueStart = found.slot.valueOffset() + KvTable.BLOCK_HEADER_BYTES;
+            return conn.read(local, l.value(valueStart + offset, length))
+                    // Posted only once the chunk is in, so it reads a word the server changes before it writes
+                    // the block again: unchanged means the chunk's bytes are the value's, whatever the order
+                    // in which the device copied them.
+                    .then(slotUnchanged
+                            ? checkWord(l.slots(found.index, 1).slice(SlotCodec.VERSION, 8), found.slot.version())
+                            : checkWord(l.value(found.slot.valueOffset(), 8), found.slot.blockGeneration()))
                     .then(Mono.fromCallable(() -> {
                         byte[] copy = new byte[length];
                         local.buffer().get(copy);
@@ -355,15 +366,16 @@ public final class KvClient implements Disposable {
         });
     }
 
-    private Mono<Void> checkVersion(KvLayout l, Found found) {
+    /** READs the 8-byte word at {@code remote}; fails with {@link ValueChanged} unless it is {@code expected}. */
+    private Mono<Void> checkWord(RemoteRegion remote, long expected) {
         if (!verifyReads) {
             return Mono.empty();
         }
         return Mono.defer(() -> {
             RegisteredBuffer word = conn.memory().allocate(8);
-            return conn.read(word, l.slots(found.index, 1).slice(SlotCodec.VERSION, 8))
+            return conn.read(word, remote)
                     .then(Mono.defer(() -> {
-                        if (word.buffer().getLong(0) != found.slot.version()) {
+                        if (word.buffer().getLong(0) != expected) {
                             changedValueReads.incrementAndGet();
                             return Mono.<Void>error(new ValueChanged());
                         }

@@ -207,7 +207,8 @@ public final class KvServer implements Disposable {
             memory = connectionMemory;
             tableMemory = slots;
             counterMemory = words;
-            table = new KvTable(layout, slots.buffer(), words.buffer());
+            table = new KvTable(layout, slots.buffer(), words.buffer(), options.blockReuseDelay().toNanos(),
+                    System::nanoTime);
             log.accept("table registered: " + options.slotCount() + " slots of " + options.slotSize() + " B, "
                     + options.valueAreaBytes() + " B of values (REMOTE_READ), " + options.counterCount()
                     + " counters (REMOTE_ATOMIC)");

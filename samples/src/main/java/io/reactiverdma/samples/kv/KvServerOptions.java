@@ -1,5 +1,6 @@
 package io.reactiverdma.samples.kv;
 
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -17,9 +18,13 @@ import java.util.Objects;
  * @param counterCount    counter words
  * @param maxMessageBytes the server's receive buffer size: PUTs whose key and value fit travel in the
  *                        message, larger ones are RDMA READ by the server
+ * @param blockReuseDelay how long a freed value block rests before it is reused (while the area has
+ *                        never-used space): a client still reading the old value then finishes unharmed
+ *                        instead of reading again
  */
 public record KvServerOptions(String host, int port, int slotCount, int slotSize, int keyMaxBytes, int maxProbe,
-                              int maxValueBytes, long valueAreaBytes, int counterCount, int maxMessageBytes) {
+                              int maxValueBytes, long valueAreaBytes, int counterCount, int maxMessageBytes,
+                              Duration blockReuseDelay) {
     public static final int DEFAULT_SLOT_COUNT = 4096;
     public static final int DEFAULT_SLOT_SIZE = 256;
     public static final int DEFAULT_KEY_MAX_BYTES = 64;
@@ -28,9 +33,14 @@ public record KvServerOptions(String host, int port, int slotCount, int slotSize
     public static final long DEFAULT_VALUE_AREA_BYTES = 32L << 20;
     public static final int DEFAULT_COUNTER_COUNT = 1024;
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 4096;
+    public static final Duration DEFAULT_BLOCK_REUSE_DELAY = Duration.ofMillis(100);
 
     public KvServerOptions {
         Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(blockReuseDelay, "blockReuseDelay");
+        if (blockReuseDelay.isNegative()) {
+            throw illegal("blockReuseDelay must be >= 0, got " + blockReuseDelay);
+        }
         check("port", port, 0, 65535);
         check("slotCount", slotCount, 1, 1 << 24);
         check("slotSize", slotSize, SlotCodec.HEADER_BYTES + 8, 1 << 16);
@@ -58,27 +68,32 @@ public record KvServerOptions(String host, int port, int slotCount, int slotSize
     public static KvServerOptions defaults(String host) {
         return new KvServerOptions(host, 0, DEFAULT_SLOT_COUNT, DEFAULT_SLOT_SIZE, DEFAULT_KEY_MAX_BYTES,
                 DEFAULT_MAX_PROBE, DEFAULT_MAX_VALUE_BYTES, DEFAULT_VALUE_AREA_BYTES, DEFAULT_COUNTER_COUNT,
-                DEFAULT_MAX_MESSAGE_BYTES);
+                DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_BLOCK_REUSE_DELAY);
     }
 
     public KvServerOptions withPort(int port) {
         return new KvServerOptions(host, port, slotCount, slotSize, keyMaxBytes, maxProbe, maxValueBytes,
-                valueAreaBytes, counterCount, maxMessageBytes);
+                valueAreaBytes, counterCount, maxMessageBytes, blockReuseDelay);
     }
 
     public KvServerOptions withTable(int slotCount, int maxProbe) {
         return new KvServerOptions(host, port, slotCount, slotSize, keyMaxBytes, maxProbe, maxValueBytes,
-                valueAreaBytes, counterCount, maxMessageBytes);
+                valueAreaBytes, counterCount, maxMessageBytes, blockReuseDelay);
     }
 
     public KvServerOptions withValues(int maxValueBytes, long valueAreaBytes) {
         return new KvServerOptions(host, port, slotCount, slotSize, keyMaxBytes, maxProbe, maxValueBytes,
-                valueAreaBytes, counterCount, maxMessageBytes);
+                valueAreaBytes, counterCount, maxMessageBytes, blockReuseDelay);
     }
 
     public KvServerOptions withCounterCount(int counterCount) {
         return new KvServerOptions(host, port, slotCount, slotSize, keyMaxBytes, maxProbe, maxValueBytes,
-                valueAreaBytes, counterCount, maxMessageBytes);
+                valueAreaBytes, counterCount, maxMessageBytes, blockReuseDelay);
+    }
+
+    public KvServerOptions withBlockReuseDelay(Duration blockReuseDelay) {
+        return new KvServerOptions(host, port, slotCount, slotSize, keyMaxBytes, maxProbe, maxValueBytes,
+                valueAreaBytes, counterCount, maxMessageBytes, blockReuseDelay);
     }
 
     /** The table's bytes: slots then value area. */

@@ -7,6 +7,7 @@ import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * The server's side of the table: writes slots and values into the registered memory that clients READ,
@@ -14,14 +15,19 @@ import java.util.Map;
  * (the seqlock needs that), and the work under the lock is a few memory copies, never I/O.
  *
  * <p>Values that do not fit in a slot go to the value area, in blocks of power-of-two size classes (64 B
- * up), and <b>are never overwritten in place while a slot points at them</b>: a PUT writes the new value
- * into a fresh block, then publishes the slot, then frees the old block. Freed blocks are reused oldest
- * first (a FIFO per size class), so a block is rewritten as late as possible. That only makes retries
- * rare; correctness does not depend on it: a client checks, after reading a value, that the slot's version
- * did not change, and a block is freed only after its slot changed.
+ * up): an 8-byte generation word, then the value. A value is <b>never overwritten in place while a slot
+ * points at it</b>: a PUT writes the new value into a fresh block, then publishes the slot, then frees the
+ * old block. A freed block is reused (oldest first, a FIFO per size class) only after
+ * {@code blockReuseDelayNs}, unless the area has no never-used space left; before the block's new bytes
+ * are written its generation turns odd, and it turns even again (+2) once they are in. A client that read a
+ * block's bytes checks afterwards that the generation is still the one the slot gave: if so, nobody wrote
+ * the block meanwhile, whatever the order in which the device copied it. The delay only makes such
+ * re-reads rare.
  */
 final class KvTable {
     static final int MIN_BLOCK_BYTES = 64;
+    /** Bytes before a block's value: its generation word. */
+    static final int BLOCK_HEADER_BYTES = 8;
     private static final VarHandle COUNTER_WORDS =
             MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
@@ -29,8 +35,11 @@ final class KvTable {
     private final ByteBuffer table;
     private final ByteBuffer counters;
     private final int valueAreaStart;
+    private final long blockReuseDelayNs;
+    private final LongSupplier clockNs;
+    /** Per size class: {offset, freed at (clockNs)} of freed blocks, oldest first. */
     @SuppressWarnings("unchecked")
-    private final ArrayDeque<Long>[] freeBlocks = new ArrayDeque[32];
+    private final ArrayDeque<long[]>[] freeBlocks = new ArrayDeque[40];
     private final Map<String, Integer> counterIndex = new HashMap<>();
     private long bumpOffset;
     private long valueBytesInUse;
@@ -40,8 +49,10 @@ final class KvTable {
      * @param table    the slots and value area, as {@code layout} describes (a view of registered memory)
      * @param counters the counter words
      */
-    KvTable(KvLayout layout, ByteBuffer table, ByteBuffer counters) {
+    KvTable(KvLayout layout, ByteBuffer table, ByteBuffer counters, long blockReuseDelayNs, LongSupplier clockNs) {
         this.layout = layout;
+        this.blockReuseDelayNs = blockReuseDelayNs;
+        this.clockNs = clockNs;
         this.table = table.duplicate().order(ByteOrder.BIG_ENDIAN);
         this.counters = counters.duplicate().order(ByteOrder.nativeOrder()); // atomics use host order
         this.valueAreaStart = Math.toIntExact(layout.slotAreaBytes());
@@ -78,19 +89,11 @@ final class KvTable {
     synchronized void put(byte[] key, byte[] value) {
         checkSizes(key, value.length);
         if (value.length <= layout.inlineMaxBytes()) {
-            publish(key, value.length, 0, value);
+            publish(key, value.length, 0, 0, value);
             return;
         }
         long offset = allocate(value.length);
-        try {
-            // This block may have been freed by an earlier PUT just now: its slot's new version must be
-            // visible before the block's new bytes are (see the class comment).
-            VarHandle.storeStoreFence();
-            table.put(Math.toIntExact(valueAreaStart + offset), value);
-        } catch (RuntimeException e) {
-            free(offset, value.length);
-            throw e;
-        }
+        table.put(tableOffset(offset), value);
         publishBlock(key, value.length, offset);
     }
 
@@ -104,20 +107,24 @@ final class KvTable {
         if (length <= layout.inlineMaxBytes()) {
             throw new IllegalArgumentException("a " + length + "-byte value goes inline, not in a block");
         }
-        long offset = allocate(length);
-        VarHandle.storeStoreFence(); // as in put: nothing lands in the block before its old slot moved on
-        return offset;
+        return allocate(length);
     }
 
-    /** Offset in the table of value-area offset {@code offset}: where a reserved block's bytes go. */
-    int tableOffset(long valueOffset) {
-        return Math.toIntExact(valueAreaStart + valueOffset);
+    /** Offset in the table of the value in the block at {@code blockOffset}: where its bytes go. */
+    int tableOffset(long blockOffset) {
+        return Math.toIntExact(valueAreaStart + blockOffset + BLOCK_HEADER_BYTES);
     }
 
-    /** Points {@code key}'s slot at a filled block; frees the block and throws when no slot is free. */
+    /**
+     * Ends the write of a filled block (its generation turns even) and points {@code key}'s slot at it;
+     * frees the block and throws when no slot is free.
+     */
     synchronized void publishBlock(byte[] key, int length, long offset) {
+        int header = Math.toIntExact(valueAreaStart + offset);
+        long generation = SlotCodec.word(table, header) + 1;
+        SlotCodec.setWordRelease(table, header, generation); // the value's bytes are visible before it
         try {
-            publish(key, length, offset, null);
+            publish(key, length, offset, generation, null);
         } catch (RuntimeException e) {
             free(offset, length);
             throw e;
@@ -135,7 +142,7 @@ final class KvTable {
         int oldLength = table.getInt(at + SlotCodec.VALUE_LENGTH);
         long oldOffset = table.getLong(at + SlotCodec.VALUE_OFFSET);
         SlotCodec.write(table, at, layout.slotSize(), layout.keyMaxBytes(), SlotCodec.TOMBSTONE, new byte[0], 0,
-                0, null);
+                0, 0, null);
         liveEntries--;
         if (oldLength > layout.inlineMaxBytes()) {
             freePublished(oldOffset, oldLength);
@@ -207,7 +214,7 @@ final class KvTable {
         return table.slice(at + SlotCodec.KEY, key.length).equals(ByteBuffer.wrap(key));
     }
 
-    private void publish(byte[] key, int length, long offset, byte[] inlineValue) {
+    private void publish(byte[] key, int length, long offset, long generation, byte[] inlineValue) {
         Probe p = find(key);
         int slot = p.live >= 0 ? p.live : p.free;
         if (slot < 0) {
@@ -225,7 +232,7 @@ final class KvTable {
             liveEntries++;
         }
         SlotCodec.write(table, at, layout.slotSize(), layout.keyMaxBytes(), SlotCodec.LIVE, key, length, offset,
-                inlineValue);
+                generation, inlineValue);
         if (inlineValue == null) {
             valueBytesInUse += blockSize(length);
         }
@@ -240,33 +247,48 @@ final class KvTable {
 
     // ------------------------------------------------------------------------------------- value area
 
+    /** The block for a value of {@code length} bytes: the generation word and the value, a power of two. */
     static long blockSize(long length) {
-        return Math.max(MIN_BLOCK_BYTES, Long.highestOneBit(Math.max(1, length - 1)) << 1);
+        long needed = length + BLOCK_HEADER_BYTES;
+        return Math.max(MIN_BLOCK_BYTES, Long.highestOneBit(needed - 1) << 1);
     }
 
     private static int sizeClass(long length) {
         return Long.numberOfTrailingZeros(blockSize(length));
     }
 
+    /**
+     * A block for {@code length} bytes whose generation is odd (being written): a freed one whose reuse
+     * delay passed, else never-used space, else the oldest freed one anyway.
+     */
     private long allocate(int length) {
         long size = blockSize(length);
-        Long reused = freeBlocks[sizeClass(length)].pollFirst();
-        if (reused != null) {
-            return reused;
-        }
-        if (bumpOffset + size > layout.valueAreaBytes()) {
+        ArrayDeque<long[]> free = freeBlocks[sizeClass(length)];
+        long[] oldest = free.peekFirst();
+        long offset;
+        if (oldest != null && clockNs.getAsLong() - oldest[1] >= blockReuseDelayNs) {
+            offset = free.pollFirst()[0];
+        } else if (bumpOffset + size <= layout.valueAreaBytes()) {
+            offset = bumpOffset;
+            bumpOffset += size;
+        } else if (oldest != null) {
+            offset = free.pollFirst()[0];
+        } else {
             throw new KvException(KvException.Reason.VALUE_AREA_FULL, "no free " + size + "-byte block for a "
                     + length + "-byte value (" + valueBytesInUse + " of " + layout.valueAreaBytes()
                     + " value-area bytes in use)");
         }
-        long offset = bumpOffset;
-        bumpOffset += size;
+        int header = Math.toIntExact(valueAreaStart + offset);
+        long generation = SlotCodec.word(table, header);
+        // Odd before any of the block's new bytes can land (our stores, or the device's for a READ the
+        // caller posts later): a reader still reading the old value sees the change when it re-checks.
+        SlotCodec.setWordThenFence(table, header, generation + 1 + (generation & 1));
         return offset;
     }
 
     /** Returns a block (reserved, or no longer pointed at) to its size class, behind every earlier one. */
     synchronized void free(long offset, int length) {
-        freeBlocks[sizeClass(length)].addLast(offset);
+        freeBlocks[sizeClass(length)].addLast(new long[] {offset, clockNs.getAsLong()});
     }
 
     /** Called when a published block is freed: the bytes it held are no longer in use. */

@@ -19,9 +19,11 @@ import java.util.zip.CRC32C;
  *   17       1    (zero)
  *   18       2    key length    UTF-8 bytes
  *   20       4    value length
- *   24       8    value offset  in the value area, when the value length exceeds the inline maximum
- *   32       K    key           K = the layout's keyMaxBytes
- *   32+K     ..   inline value  up to slotSize - 32 - K bytes
+ *   24       8    value offset  of the value's block in the value area, when the value length exceeds the
+ *                               inline maximum (the block: a generation word, then the value)
+ *   32       8    generation    the block's generation word when the value was stored in it
+ *   40       K    key           K = the layout's keyMaxBytes
+ *   40+K     ..   inline value  up to slotSize - 40 - K bytes
  * </pre>
  * Big-endian throughout.
  *
@@ -40,9 +42,10 @@ final class SlotCodec {
     static final int KEY_LENGTH = 18;
     static final int VALUE_LENGTH = 20;
     static final int VALUE_OFFSET = 24;
-    static final int KEY = 32;
+    static final int BLOCK_GENERATION = 32;
+    static final int KEY = 40;
     /** Bytes before the key. */
-    static final int HEADER_BYTES = 32;
+    static final int HEADER_BYTES = 40;
 
     static final byte EMPTY = 0;
     static final byte LIVE = 1;
@@ -65,11 +68,12 @@ final class SlotCodec {
      * @param state       {@link #EMPTY}, {@link #LIVE} or {@link #TOMBSTONE}
      * @param key         the key's UTF-8 bytes (empty unless live)
      * @param valueLength the value's length
-     * @param valueOffset the value's offset in the value area (out-of-line values only)
+     * @param valueOffset the value's block in the value area (out-of-line values only)
+     * @param blockGeneration the block's generation when the value was stored in it (out-of-line values)
      * @param inlineValue the value when it is inline, else null
      */
     record Slot(Check check, long version, byte state, byte[] key, int valueLength, long valueOffset,
-                byte[] inlineValue) {
+                long blockGeneration, byte[] inlineValue) {
         boolean holds(byte[] k) {
             return state == LIVE && Arrays.equals(key, k);
         }
@@ -84,8 +88,9 @@ final class SlotCodec {
      *                    at {@code valueOffset} in the value area, written before this call)
      */
     static long write(ByteBuffer table, int slotOffset, int slotSize, int keyMaxBytes, byte state, byte[] key,
-            int valueLength, long valueOffset, byte[] inlineValue) {
-        byte[] body = body(slotSize, keyMaxBytes, state, key, valueLength, valueOffset, inlineValue);
+            int valueLength, long valueOffset, long blockGeneration, byte[] inlineValue) {
+        byte[] body = body(slotSize, keyMaxBytes, state, key, valueLength, valueOffset, blockGeneration,
+                inlineValue);
         long old = (long) LONGS.getOpaque(table, slotOffset + VERSION);
         long next = old + 2 - (old & 1);
         LONGS.setOpaque(table, slotOffset + VERSION, next - 1);
@@ -99,9 +104,20 @@ final class SlotCodec {
         return next;
     }
 
-    /** The version word of the slot at {@code slotOffset}, as the writer sees it. */
-    static long version(ByteBuffer table, int slotOffset) {
-        return (long) LONGS.getAcquire(table, slotOffset + VERSION);
+    /** The 8-byte word at {@code offset} (8-byte aligned), as its only writer sees it. */
+    static long word(ByteBuffer table, int offset) {
+        return (long) LONGS.getOpaque(table, offset);
+    }
+
+    /** Stores an 8-byte word with release semantics: every earlier store is visible before it. */
+    static void setWordRelease(ByteBuffer table, int offset, long value) {
+        LONGS.setRelease(table, offset, value);
+    }
+
+    /** Stores an 8-byte word, then fences: no later store becomes visible before it. */
+    static void setWordThenFence(ByteBuffer table, int offset, long value) {
+        LONGS.setOpaque(table, offset, value);
+        VarHandle.storeStoreFence();
     }
 
     private static int inlineLength(byte[] inlineValue) {
@@ -110,14 +126,15 @@ final class SlotCodec {
 
     /** Bytes 16 .. slot end (fields, key padded to keyMaxBytes, inline value). */
     private static byte[] body(int slotSize, int keyMaxBytes, byte state, byte[] key, int valueLength,
-            long valueOffset, byte[] inlineValue) {
+            long valueOffset, long blockGeneration, byte[] inlineValue) {
         int inline = inlineLength(inlineValue);
         if (key.length > keyMaxBytes || inline > slotSize - HEADER_BYTES - keyMaxBytes) {
             throw new IllegalArgumentException("key " + key.length + " B or inline value " + inline
                     + " B does not fit a " + slotSize + "-byte slot with " + keyMaxBytes + "-byte keys");
         }
         ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES - STATE + keyMaxBytes + inline);
-        b.put(state).put((byte) 0).putShort((short) key.length).putInt(valueLength).putLong(valueOffset);
+        b.put(state).put((byte) 0).putShort((short) key.length).putInt(valueLength).putLong(valueOffset)
+                .putLong(blockGeneration);
         b.put(key);
         b.position(HEADER_BYTES - STATE + keyMaxBytes);
         if (inlineValue != null) {
@@ -152,7 +169,7 @@ final class SlotCodec {
             boolean verify) {
         long version = read.getLong(offset + VERSION);
         if (version == 0 && verify) {
-            return new Slot(Check.VALID, 0, EMPTY, new byte[0], 0, 0, null);
+            return new Slot(Check.VALID, 0, EMPTY, new byte[0], 0, 0, 0, null);
         }
         Check check = verify ? Check.VALID : Check.UNCHECKED;
         if (verify && (version & 1) != 0) {
@@ -162,6 +179,7 @@ final class SlotCodec {
         int keyLength = Short.toUnsignedInt(read.getShort(offset + KEY_LENGTH));
         int valueLength = read.getInt(offset + VALUE_LENGTH);
         long valueOffset = read.getLong(offset + VALUE_OFFSET);
+        long blockGeneration = read.getLong(offset + BLOCK_GENERATION);
         if (keyLength > keyMaxBytes || valueLength < 0 || state < EMPTY || state > TOMBSTONE) {
             // Garbage fields: only a torn (or unchecked) read gets here.
             return torn(version);
@@ -181,10 +199,10 @@ final class SlotCodec {
             inlineValue = new byte[valueLength];
             read.get(offset + KEY + keyMaxBytes, inlineValue);
         }
-        return new Slot(check, version, state, key, valueLength, valueOffset, inlineValue);
+        return new Slot(check, version, state, key, valueLength, valueOffset, blockGeneration, inlineValue);
     }
 
     private static Slot torn(long version) {
-        return new Slot(Check.TORN, version, EMPTY, new byte[0], 0, 0, null);
+        return new Slot(Check.TORN, version, EMPTY, new byte[0], 0, 0, 0, null);
     }
 }
