@@ -1,0 +1,297 @@
+package io.reactiverdma.spring.autoconfigure;
+
+import io.reactiverdma.reactive.CompletionQueueMode;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+import java.time.Duration;
+
+/**
+ * The {@code reactive-rdma.*} properties: the {@link io.reactiverdma.reactive.RdmaClient} bean's settings
+ * ({@code reactive-rdma.client.*}) and an optional server's ({@code reactive-rdma.server.*}). Each option's
+ * default is the API's own ({@link io.reactiverdma.reactive.RdmaOption}); values are checked by the API when
+ * the beans are created, and a refused value fails the context start naming the property.
+ */
+@ConfigurationProperties(prefix = RdmaProperties.PREFIX)
+public class RdmaProperties {
+    /** The properties' prefix. */
+    public static final String PREFIX = "reactive-rdma";
+
+    /**
+     * Record the engine's meters (rdma.*) in the application's MeterRegistry, when there is one (Micrometer
+     * on the class path and a MeterRegistry bean, as with Spring Boot Actuator).
+     */
+    private boolean metrics = true;
+
+    private final Client client = new Client();
+
+    private final Server server = new Server();
+
+    public boolean isMetrics() {
+        return metrics;
+    }
+
+    public void setMetrics(boolean metrics) {
+        this.metrics = metrics;
+    }
+
+    public Client getClient() {
+        return client;
+    }
+
+    public Server getServer() {
+        return server;
+    }
+
+    /** What a completion poller does when it finds no completion (see PollerIdleStrategy). */
+    public enum IdleStrategy {
+        /** Sleep on the completion channel until the device signals: no CPU while idle. */
+        EVENT_DRIVEN,
+        /** Spin, yield, then park for growing periods (the backoff.* properties). */
+        BACKOFF,
+        /** Poll again at once: lowest latency, one core per poller. */
+        BUSY_SPIN
+    }
+
+    /** The options both a client and a server have (RdmaOption); every default is the API's. */
+    public abstract static class Transport {
+        /**
+         * Client: the server's address (unset: give it per connection with RdmaClient.host(..)); server: the
+         * local address to listen on (required). Either way an address on an RDMA device's netdev.
+         */
+        private String host;
+
+        /** The rdma_cm port (a literal, so the metadata shows it: RdmaTransportConfig.DEFAULT_PORT); a server takes 0 as "any free port". */
+        private int port = 7471;
+
+        public String getHost() {
+            return host;
+        }
+
+        public void setHost(String host) {
+            this.host = host;
+        }
+
+        public int getPort() {
+            return port;
+        }
+
+        public void setPort(int port) {
+            this.port = port;
+        }
+
+        /** Send queue slots: outstanding sends, WRITEs, READs and atomics per connection (1..16384). */
+        private int sendQueueDepth = 128;
+
+        /** Receive buffers per connection: the most receives posted and credits advertised (1..16384). */
+        private int receiveQueueDepth = 64;
+
+        /** Size of each receive buffer: the largest message this side receives (8B..4MB). */
+        private DataSize receiveBufferSize = DataSize.ofBytes(4096);
+
+        /** Sends of at most this size are posted inline (0..256B; the device may grant less). */
+        private DataSize maxInlineData = DataSize.ofBytes(64);
+
+        /** Completions taken per ibv_poll_cq call (1..1024). */
+        private int pollBatchSize = 32;
+
+        /** Offer credit-based flow control to the peer (used when both sides offer it). */
+        private boolean creditFlowControl = true;
+
+        /** Per-connection or shared completion queues (and so poller threads). */
+        private CompletionQueueMode completionQueueMode = CompletionQueueMode.SHARED;
+
+        /** What completion pollers do when idle. */
+        private IdleStrategy idleStrategy = IdleStrategy.EVENT_DRIVEN;
+
+        /** The backoff idle strategy's steps (used when idle-strategy is backoff). */
+        private final Backoff backoff = new Backoff();
+
+        /** Outstanding RDMA READs and atomics this side issues: the initiator depth (1..255). */
+        private int readAtomicDepth = 4;
+
+        /** How often the peer's device retries a send that found no receive posted (0..6). */
+        private int rnrRetryCount = 3;
+
+        /** Transport retries after an ACK timeout (0..7). */
+        private int retryCount = 6;
+
+        public int getSendQueueDepth() {
+            return sendQueueDepth;
+        }
+
+        public void setSendQueueDepth(int sendQueueDepth) {
+            this.sendQueueDepth = sendQueueDepth;
+        }
+
+        public int getReceiveQueueDepth() {
+            return receiveQueueDepth;
+        }
+
+        public void setReceiveQueueDepth(int receiveQueueDepth) {
+            this.receiveQueueDepth = receiveQueueDepth;
+        }
+
+        public DataSize getReceiveBufferSize() {
+            return receiveBufferSize;
+        }
+
+        public void setReceiveBufferSize(DataSize receiveBufferSize) {
+            this.receiveBufferSize = receiveBufferSize;
+        }
+
+        public DataSize getMaxInlineData() {
+            return maxInlineData;
+        }
+
+        public void setMaxInlineData(DataSize maxInlineData) {
+            this.maxInlineData = maxInlineData;
+        }
+
+        public int getPollBatchSize() {
+            return pollBatchSize;
+        }
+
+        public void setPollBatchSize(int pollBatchSize) {
+            this.pollBatchSize = pollBatchSize;
+        }
+
+        public boolean isCreditFlowControl() {
+            return creditFlowControl;
+        }
+
+        public void setCreditFlowControl(boolean creditFlowControl) {
+            this.creditFlowControl = creditFlowControl;
+        }
+
+        public CompletionQueueMode getCompletionQueueMode() {
+            return completionQueueMode;
+        }
+
+        public void setCompletionQueueMode(CompletionQueueMode completionQueueMode) {
+            this.completionQueueMode = completionQueueMode;
+        }
+
+        public IdleStrategy getIdleStrategy() {
+            return idleStrategy;
+        }
+
+        public void setIdleStrategy(IdleStrategy idleStrategy) {
+            this.idleStrategy = idleStrategy;
+        }
+
+        public Backoff getBackoff() {
+            return backoff;
+        }
+
+        public int getReadAtomicDepth() {
+            return readAtomicDepth;
+        }
+
+        public void setReadAtomicDepth(int readAtomicDepth) {
+            this.readAtomicDepth = readAtomicDepth;
+        }
+
+        public int getRnrRetryCount() {
+            return rnrRetryCount;
+        }
+
+        public void setRnrRetryCount(int rnrRetryCount) {
+            this.rnrRetryCount = rnrRetryCount;
+        }
+
+        public int getRetryCount() {
+            return retryCount;
+        }
+
+        public void setRetryCount(int retryCount) {
+            this.retryCount = retryCount;
+        }
+    }
+
+    /** The backoff idle strategy: spin, then yield, then park from min-park-period doubling to max-park-period. */
+    public static class Backoff {
+        /** Polls spun before yielding. */
+        private long maxSpins = 10;
+
+        /** Thread.yield() calls before parking. */
+        private long maxYields = 5;
+
+        /** First park period (at least 1ns). */
+        private Duration minParkPeriod = Duration.ofNanos(1000);
+
+        /** Longest park period, the worst wake-up latency (at least min-park-period). */
+        private Duration maxParkPeriod = Duration.ofMillis(1);
+
+        public long getMaxSpins() {
+            return maxSpins;
+        }
+
+        public void setMaxSpins(long maxSpins) {
+            this.maxSpins = maxSpins;
+        }
+
+        public long getMaxYields() {
+            return maxYields;
+        }
+
+        public void setMaxYields(long maxYields) {
+            this.maxYields = maxYields;
+        }
+
+        public Duration getMinParkPeriod() {
+            return minParkPeriod;
+        }
+
+        public void setMinParkPeriod(Duration minParkPeriod) {
+            this.minParkPeriod = minParkPeriod;
+        }
+
+        public Duration getMaxParkPeriod() {
+            return maxParkPeriod;
+        }
+
+        public void setMaxParkPeriod(Duration maxParkPeriod) {
+            this.maxParkPeriod = maxParkPeriod;
+        }
+    }
+
+    /** The RdmaClient bean: where it connects and how. */
+    public static class Client extends Transport {
+        /** Limit for resolving the address and route and connecting (1ms..2^31-1ms). */
+        private Duration connectTimeout = Duration.ofSeconds(10);
+
+        public Duration getConnectTimeout() {
+            return connectTimeout;
+        }
+
+        public void setConnectTimeout(Duration connectTimeout) {
+            this.connectTimeout = connectTimeout;
+        }
+    }
+
+    /** An RDMA server in the application, bound at start and disposed on shutdown (needs an RdmaConnectionHandler bean). */
+    public static class Server extends Transport {
+        /** Start a server (the application must provide an RdmaConnectionHandler bean). */
+        private boolean enabled;
+
+        /** How long the context start waits for the server to listen. */
+        private Duration bindTimeout = Duration.ofSeconds(30);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getBindTimeout() {
+            return bindTimeout;
+        }
+
+        public void setBindTimeout(Duration bindTimeout) {
+            this.bindTimeout = bindTimeout;
+        }
+    }
+}

@@ -1,0 +1,157 @@
+package io.reactiverdma.spring.autoconfigure;
+
+import io.reactiverdma.reactive.InvalidRequestException;
+import io.reactiverdma.reactive.PollerIdleStrategy;
+import io.reactiverdma.reactive.RdmaClient;
+import io.reactiverdma.reactive.RdmaOption;
+import io.reactiverdma.reactive.RdmaServer;
+import io.reactiverdma.reactive.RdmaTransportConfig;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.util.unit.DataSize;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Turns {@link RdmaProperties} into a client or server configuration, with the API's own checks: a value it
+ * refuses becomes an {@link InvalidConfigurationPropertyValueException} naming the property (Spring Boot's
+ * failure analysis prints it as "Invalid value ... for configuration property ...").
+ */
+final class RdmaTransportSettings {
+    private final String prefix;
+    private RdmaTransportConfig config = RdmaTransportConfig.defaults();
+
+    private RdmaTransportSettings(String prefix) {
+        this.prefix = prefix;
+    }
+
+    /** The client properties applied to {@code client} (host only when set). */
+    static RdmaClient configure(RdmaClient client, RdmaProperties.Client properties) {
+        RdmaTransportSettings s = new RdmaTransportSettings(RdmaProperties.PREFIX + ".client");
+        s.address(properties.getHost(), properties.getPort());
+        s.transport(properties);
+        s.option("connect-timeout", RdmaOption.CONNECT_TIMEOUT, properties.getConnectTimeout());
+        RdmaTransportConfig c = s.config;
+        RdmaClient configured = c.host() != null ? client.host(c.host()) : client;
+        configured = configured.port(c.port());
+        for (Map.Entry<RdmaOption<?>, Object> e : c.options().entrySet()) {
+            configured = withOption(configured, e.getKey(), e.getValue());
+        }
+        return configured;
+    }
+
+    /** The server properties applied to {@code server}; the host is required. */
+    static RdmaServer configure(RdmaServer server, RdmaProperties.Server properties) {
+        RdmaTransportSettings s = new RdmaTransportSettings(RdmaProperties.PREFIX + ".server");
+        if (properties.getHost() == null) {
+            throw s.invalid("host", null, "a server needs the address to listen on: an address of an RDMA "
+                    + "device's netdev");
+        }
+        s.address(properties.getHost(), properties.getPort());
+        s.transport(properties);
+        RdmaTransportConfig c = s.config;
+        RdmaServer configured = server.host(c.host()).port(c.port());
+        for (Map.Entry<RdmaOption<?>, Object> e : c.options().entrySet()) {
+            configured = withOption(configured, e.getKey(), e.getValue());
+        }
+        return configured;
+    }
+
+    private static <T> RdmaClient withOption(RdmaClient client, RdmaOption<T> option, Object value) {
+        return client.option(option, option.type().cast(value));
+    }
+
+    private static <T> RdmaServer withOption(RdmaServer server, RdmaOption<T> option, Object value) {
+        return server.option(option, option.type().cast(value));
+    }
+
+    private void address(String host, int port) {
+        if (host != null) {
+            try {
+                config = config.withHost(host);
+            } catch (InvalidRequestException e) {
+                throw invalid("host", host, e.getMessage());
+            }
+        }
+        try {
+            config = config.withPort(port);
+        } catch (InvalidRequestException e) {
+            throw invalid("port", port, e.getMessage());
+        }
+    }
+
+    private void transport(RdmaProperties.Transport t) {
+        option("send-queue-depth", RdmaOption.SEND_QUEUE_DEPTH, t.getSendQueueDepth());
+        option("receive-queue-depth", RdmaOption.RECEIVE_QUEUE_DEPTH, t.getReceiveQueueDepth());
+        option("receive-buffer-size", RdmaOption.RECEIVE_BUFFER_SIZE, bytes("receive-buffer-size", t.getReceiveBufferSize()));
+        option("max-inline-data", RdmaOption.MAX_INLINE_DATA, bytes("max-inline-data", t.getMaxInlineData()));
+        option("poll-batch-size", RdmaOption.POLL_BATCH_SIZE, t.getPollBatchSize());
+        option("credit-flow-control", RdmaOption.CREDIT_FLOW_CONTROL, t.isCreditFlowControl());
+        option("completion-queue-mode", RdmaOption.COMPLETION_QUEUE_MODE, t.getCompletionQueueMode());
+        option("idle-strategy", RdmaOption.IDLE_STRATEGY, idleStrategy(t));
+        option("read-atomic-depth", RdmaOption.READ_ATOMIC_DEPTH, t.getReadAtomicDepth());
+        option("rnr-retry-count", RdmaOption.RNR_RETRY_COUNT, t.getRnrRetryCount());
+        option("retry-count", RdmaOption.RETRY_COUNT, t.getRetryCount());
+    }
+
+    private PollerIdleStrategy idleStrategy(RdmaProperties.Transport t) {
+        if (t.getIdleStrategy() == null) {
+            throw invalid("idle-strategy", null, "must be one of event-driven, backoff, busy-spin");
+        }
+        switch (t.getIdleStrategy()) {
+            case BUSY_SPIN:
+                return PollerIdleStrategy.busySpin();
+            case EVENT_DRIVEN:
+                return PollerIdleStrategy.eventDriven();
+            default:
+                RdmaProperties.Backoff b = t.getBackoff();
+                long minNs = nanos("backoff.min-park-period", b.getMinParkPeriod());
+                long maxNs = nanos("backoff.max-park-period", b.getMaxParkPeriod());
+                try {
+                    return PollerIdleStrategy.backoff(b.getMaxSpins(), b.getMaxYields(), minNs, maxNs);
+                } catch (InvalidRequestException e) {
+                    throw invalid("backoff", "max-spins=" + b.getMaxSpins() + ", max-yields=" + b.getMaxYields()
+                            + ", min-park-period=" + b.getMinParkPeriod() + ", max-park-period="
+                            + b.getMaxParkPeriod(), e.getMessage());
+                }
+        }
+    }
+
+    private <T> void option(String property, RdmaOption<T> option, T value) {
+        if (value == null) {
+            throw invalid(property, null, "must be set (the default is " + option.defaultValue() + ")");
+        }
+        try {
+            config = config.withOption(option, value);
+        } catch (InvalidRequestException e) {
+            throw invalid(property, value, e.getMessage());
+        }
+    }
+
+    /** A size as the int the option takes; a size beyond int is refused here, as the option would refuse it. */
+    private Integer bytes(String property, DataSize size) {
+        if (size == null) {
+            return null;
+        }
+        long b = size.toBytes();
+        if (b < Integer.MIN_VALUE || b > Integer.MAX_VALUE) {
+            throw invalid(property, size, "too large: a size in bytes that fits an int");
+        }
+        return (int) b;
+    }
+
+    private long nanos(String property, Duration d) {
+        if (d == null) {
+            throw invalid(property, null, "must be set");
+        }
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            throw invalid(property, d, "too long: at most 292 years in nanoseconds");
+        }
+    }
+
+    private InvalidConfigurationPropertyValueException invalid(String property, Object value, String reason) {
+        return new InvalidConfigurationPropertyValueException(prefix + "." + property, value, reason);
+    }
+}

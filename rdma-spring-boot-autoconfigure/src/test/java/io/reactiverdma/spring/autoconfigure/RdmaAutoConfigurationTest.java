@@ -1,0 +1,299 @@
+package io.reactiverdma.spring.autoconfigure;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.reactiverdma.reactive.CompletionQueueMode;
+import io.reactiverdma.reactive.DisposableRdmaServer;
+import io.reactiverdma.reactive.PollerIdleStrategy;
+import io.reactiverdma.reactive.RdmaClient;
+import io.reactiverdma.reactive.RdmaOption;
+import io.reactiverdma.reactive.RdmaTransportConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.io.ClassPathResource;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The auto-configuration on the host (no RDMA device needed: creating a client connects nothing, and every
+ * server case here fails or backs off before binding).
+ */
+class RdmaAutoConfigurationTest {
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RdmaAutoConfiguration.class, RdmaMetricsAutoConfiguration.class));
+
+    @Test
+    void withoutPropertiesTheClientHasTheApiDefaultsAndThereIsNoServer() {
+        runner.run(ctx -> {
+            assertThat(ctx).hasSingleBean(RdmaClient.class).doesNotHaveBean(DisposableRdmaServer.class)
+                    .doesNotHaveBean(RdmaMetricsBinding.class);
+            RdmaTransportConfig c = ctx.getBean(RdmaClient.class).configuration();
+            assertThat(c.host()).isNull();
+            assertThat(c.port()).isEqualTo(RdmaTransportConfig.DEFAULT_PORT);
+            assertThat(c.metrics()).isFalse();
+            // The property defaults are literals (so the configuration metadata shows them): they must be the API's.
+            for (RdmaOption<?> o : RdmaOption.ALL) {
+                assertThat((Object) c.option(o)).as(o.name()).isEqualTo(o.defaultValue());
+            }
+        });
+    }
+
+    @Test
+    void everyClientPropertyReachesTheClient() {
+        runner.withPropertyValues(
+                "reactive-rdma.client.host=10.77.0.1",
+                "reactive-rdma.client.port=9000",
+                "reactive-rdma.client.connect-timeout=2500ms",
+                "reactive-rdma.client.send-queue-depth=256",
+                "reactive-rdma.client.receive-queue-depth=32",
+                "reactive-rdma.client.receive-buffer-size=64KB",
+                "reactive-rdma.client.max-inline-data=128B",
+                "reactive-rdma.client.poll-batch-size=16",
+                "reactive-rdma.client.credit-flow-control=false",
+                "reactive-rdma.client.completion-queue-mode=per-connection",
+                "reactive-rdma.client.idle-strategy=backoff",
+                "reactive-rdma.client.backoff.max-spins=100",
+                "reactive-rdma.client.backoff.max-yields=7",
+                "reactive-rdma.client.backoff.min-park-period=2us",
+                "reactive-rdma.client.backoff.max-park-period=3ms",
+                "reactive-rdma.client.read-atomic-depth=16",
+                "reactive-rdma.client.rnr-retry-count=5",
+                "reactive-rdma.client.retry-count=2")
+                .run(ctx -> {
+                    RdmaTransportConfig c = ctx.getBean(RdmaClient.class).configuration();
+                    assertThat(c.host()).isEqualTo("10.77.0.1");
+                    assertThat(c.port()).isEqualTo(9000);
+                    assertThat(c.option(RdmaOption.CONNECT_TIMEOUT)).isEqualTo(Duration.ofMillis(2500));
+                    assertThat(c.option(RdmaOption.SEND_QUEUE_DEPTH)).isEqualTo(256);
+                    assertThat(c.option(RdmaOption.RECEIVE_QUEUE_DEPTH)).isEqualTo(32);
+                    assertThat(c.option(RdmaOption.RECEIVE_BUFFER_SIZE)).isEqualTo(64 * 1024);
+                    assertThat(c.option(RdmaOption.MAX_INLINE_DATA)).isEqualTo(128);
+                    assertThat(c.option(RdmaOption.POLL_BATCH_SIZE)).isEqualTo(16);
+                    assertThat(c.option(RdmaOption.CREDIT_FLOW_CONTROL)).isFalse();
+                    assertThat(c.option(RdmaOption.COMPLETION_QUEUE_MODE)).isEqualTo(CompletionQueueMode.PER_CONNECTION);
+                    assertThat(c.option(RdmaOption.IDLE_STRATEGY))
+                            .isEqualTo(PollerIdleStrategy.backoff(100, 7, 2_000, 3_000_000));
+                    assertThat(c.option(RdmaOption.READ_ATOMIC_DEPTH)).isEqualTo(16);
+                    assertThat(c.option(RdmaOption.RNR_RETRY_COUNT)).isEqualTo(5);
+                    assertThat(c.option(RdmaOption.RETRY_COUNT)).isEqualTo(2);
+                });
+    }
+
+    @Test
+    void busySpinIsSelectable() {
+        runner.withPropertyValues("reactive-rdma.client.idle-strategy=busy-spin").run(ctx -> assertThat(
+                ctx.getBean(RdmaClient.class).configuration().option(RdmaOption.IDLE_STRATEGY))
+                .isEqualTo(PollerIdleStrategy.busySpin()));
+    }
+
+    @Test
+    void anApplicationsOwnClientBeanWins() {
+        RdmaClient own = RdmaClient.create().host("192.0.2.1");
+        runner.withBean(RdmaClient.class, () -> own).withPropertyValues("reactive-rdma.client.host=10.77.0.1")
+                .run(ctx -> assertThat(ctx).getBean(RdmaClient.class).isSameAs(own));
+    }
+
+    @Test
+    void customizersChangeTheClientAfterTheProperties() {
+        Scheduler callbacks = Schedulers.immediate();
+        runner.withBean(RdmaClientCustomizer.class, () -> c -> c.callbackScheduler(callbacks))
+                .withPropertyValues("reactive-rdma.client.port=9001")
+                .run(ctx -> {
+                    RdmaTransportConfig c = ctx.getBean(RdmaClient.class).configuration();
+                    assertThat(c.callbackScheduler()).isSameAs(callbacks);
+                    assertThat(c.port()).isEqualTo(9001);
+                });
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', value = {
+            "reactive-rdma.client.receive-buffer-size | 4B         | option RECEIVE_BUFFER_SIZE must be 8..4194304, got 4",
+            "reactive-rdma.client.receive-buffer-size | 3GB        | too large",
+            "reactive-rdma.client.rnr-retry-count     | 7          | option RNR_RETRY_COUNT must be 0..6, got 7",
+            "reactive-rdma.client.send-queue-depth    | 0          | option SEND_QUEUE_DEPTH must be 1..16384, got 0",
+            "reactive-rdma.client.max-inline-data     | 1KB        | option MAX_INLINE_DATA must be 0..256, got 1024",
+            "reactive-rdma.client.connect-timeout     | 0ms        | option CONNECT_TIMEOUT must be a duration from 1 ms",
+            "reactive-rdma.client.port                | 70000      | port must be 0..65535, got 70000",
+            "reactive-rdma.client.host                | ' '        | host is blank",
+            "reactive-rdma.server.retry-count         | 8          | option RETRY_COUNT must be 0..7, got 8",
+    })
+    void aRefusedValueFailsTheStartNamingTheProperty(String property, String value, String reason) {
+        ApplicationContextRunner r = runner.withPropertyValues(property + "=" + value);
+        if (property.startsWith("reactive-rdma.server.")) {
+            // Refused before binding: no device needed.
+            r = r.withBean(RdmaConnectionHandler.class, () -> conn -> Mono.empty())
+                    .withPropertyValues("reactive-rdma.server.enabled=true", "reactive-rdma.server.host=10.77.0.1");
+        }
+        r.run(ctx -> {
+                    InvalidConfigurationPropertyValueException e = invalidProperty(ctx);
+                    assertThat(e.getName()).isEqualTo(property);
+                    assertThat(e.getMessage()).contains(property).contains(reason);
+                });
+    }
+
+    @Test
+    void backoffParkPeriodsOutOfOrderNameTheBackoffGroup() {
+        runner.withPropertyValues("reactive-rdma.client.idle-strategy=backoff",
+                        "reactive-rdma.client.backoff.min-park-period=2ms",
+                        "reactive-rdma.client.backoff.max-park-period=1ms")
+                .run(ctx -> {
+                    InvalidConfigurationPropertyValueException e = invalidProperty(ctx);
+                    assertThat(e.getName()).isEqualTo("reactive-rdma.client.backoff");
+                    assertThat(e.getMessage()).contains("1 <= minParkPeriodNs <= maxParkPeriodNs");
+                });
+    }
+
+    @Test
+    void aValueOfTheWrongTypeFailsInBindingNamingTheProperty() {
+        runner.withPropertyValues("reactive-rdma.client.completion-queue-mode=sometimes").run(ctx -> {
+            assertThat(ctx).hasFailed();
+            BindException e = findCause(ctx.getStartupFailure(), BindException.class);
+            assertThat(e.getName()).hasToString("reactive-rdma.client.completion-queue-mode");
+        });
+    }
+
+    @Test
+    void theServerExistsOnlyWhenEnabled() {
+        // With a handler and a host but not enabled: no server, so nothing tries to bind.
+        runner.withBean(RdmaConnectionHandler.class, () -> conn -> Mono.empty())
+                .withPropertyValues("reactive-rdma.server.host=10.77.0.1")
+                .run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(DisposableRdmaServer.class));
+    }
+
+    @Test
+    void anEnabledServerWithoutAHandlerFailsNamingTheEnabledFlag() {
+        runner.withPropertyValues("reactive-rdma.server.enabled=true", "reactive-rdma.server.host=10.77.0.1")
+                .run(ctx -> {
+                    InvalidConfigurationPropertyValueException e = invalidProperty(ctx);
+                    assertThat(e.getName()).isEqualTo("reactive-rdma.server.enabled");
+                    assertThat(e.getMessage()).contains("RdmaConnectionHandler");
+                });
+    }
+
+    @Test
+    void anEnabledServerWithoutAHostFailsNamingTheHost() {
+        runner.withBean(RdmaConnectionHandler.class, () -> conn -> Mono.empty())
+                .withPropertyValues("reactive-rdma.server.enabled=true")
+                .run(ctx -> assertThat(invalidProperty(ctx).getName()).isEqualTo("reactive-rdma.server.host"));
+    }
+
+    @Test
+    void anApplicationsOwnServerBeanWins() {
+        DisposableRdmaServer own = new NotListeningServer();
+        runner.withBean(DisposableRdmaServer.class, () -> own)
+                .withBean(RdmaConnectionHandler.class, () -> conn -> Mono.empty())
+                .withPropertyValues("reactive-rdma.server.enabled=true", "reactive-rdma.server.host=10.77.0.1")
+                .run(ctx -> assertThat(ctx).getBean(DisposableRdmaServer.class).isSameAs(own));
+    }
+
+    @Test
+    void withAMeterRegistryTheEngineMetersGoToItUntilTheContextCloses() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ConfigurableApplicationContext[] closed = new ConfigurableApplicationContext[1];
+        runner.withBean(MeterRegistry.class, () -> registry).run(ctx -> {
+            closed[0] = ctx;
+            assertThat(ctx.getBean(RdmaClient.class).configuration().metrics()).isTrue();
+            assertThat(Metrics.globalRegistry.getRegistries()).contains(registry);
+            // What the engine does with metrics(true): meters in the global registry. They show in the bean's.
+            Counter c = Metrics.counter("rdma.autoconfigure.test");
+            c.increment(3);
+            assertThat(registry.get("rdma.autoconfigure.test").counter().count()).isEqualTo(3.0);
+        });
+        assertThat(closed[0].isActive()).isFalse();
+        assertThat(Metrics.globalRegistry.getRegistries()).doesNotContain(registry);
+    }
+
+    @Test
+    void aRegistryAlreadyInTheGlobalOneStaysThereAfterClose() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Metrics.addRegistry(registry);
+        try {
+            runner.withBean(MeterRegistry.class, () -> registry).run(ctx ->
+                    assertThat(ctx.getBean(RdmaClient.class).configuration().metrics()).isTrue());
+            assertThat(Metrics.globalRegistry.getRegistries()).contains(registry);
+        } finally {
+            Metrics.removeRegistry(registry);
+        }
+    }
+
+    @Test
+    void metricsCanBeSwitchedOff() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).withPropertyValues("reactive-rdma.metrics=false")
+                .run(ctx -> {
+                    assertThat(ctx).doesNotHaveBean(RdmaMetricsBinding.class);
+                    assertThat(ctx.getBean(RdmaClient.class).configuration().metrics()).isFalse();
+                });
+    }
+
+    @Test
+    void theConfigurationMetadataDescribesThePropertiesWithTheirDefaults() throws IOException {
+        String json;
+        try (InputStream in = new ClassPathResource("META-INF/spring-configuration-metadata.json").getInputStream()) {
+            json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        assertThat(json).contains("\"name\": \"reactive-rdma.client.receive-buffer-size\"")
+                .contains("\"name\": \"reactive-rdma.server.rnr-retry-count\"")
+                .contains("\"name\": \"reactive-rdma.client.backoff.max-park-period\"")
+                .contains("\"name\": \"reactive-rdma.server.enabled\"")
+                .contains("\"defaultValue\": \"4096B\"")
+                .contains("\"defaultValue\": \"10s\"");
+    }
+
+    private static InvalidConfigurationPropertyValueException invalidProperty(
+            org.springframework.boot.test.context.assertj.AssertableApplicationContext ctx) {
+        assertThat(ctx).hasFailed();
+        return findCause(ctx.getStartupFailure(), InvalidConfigurationPropertyValueException.class);
+    }
+
+    private static <T extends Throwable> T findCause(Throwable t, Class<T> type) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (type.isInstance(c)) {
+                return type.cast(c);
+            }
+        }
+        throw new AssertionError("no " + type.getSimpleName() + " in the causes of " + t, t);
+    }
+
+    /** An application's own server bean, for the back-off test: never listens. */
+    private static final class NotListeningServer implements DisposableRdmaServer {
+        @Override
+        public java.net.InetSocketAddress address() {
+            return new java.net.InetSocketAddress("10.77.0.1", 1);
+        }
+
+        @Override
+        public reactor.core.publisher.Flux<io.reactiverdma.reactive.ConnectionEvent> connectionEvents() {
+            return reactor.core.publisher.Flux.empty();
+        }
+
+        @Override
+        public int connectionCount() {
+            return 0;
+        }
+
+        @Override
+        public Mono<Void> onDispose() {
+            return Mono.empty();
+        }
+
+        @Override
+        public void dispose() {
+        }
+    }
+}
