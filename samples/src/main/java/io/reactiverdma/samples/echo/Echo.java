@@ -1,6 +1,8 @@
 package io.reactiverdma.samples.echo;
 
 import io.reactiverdma.reactive.RdmaException;
+import io.reactiverdma.samples.common.DeviceAddress;
+import io.reactiverdma.samples.common.UsageException;
 
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -109,13 +111,7 @@ public final class Echo {
     }
 
     private static String listenHost(EchoOptions o, PrintStream out, String who) {
-        if (o.host() != null) {
-            return o.host();
-        }
-        DeviceAddress d = DeviceAddress.find();
-        out.println(who + ": RDMA device " + d.device() + " port " + d.port() + " on netdev " + d.netdev()
-                + ", address " + d.host());
-        return d.host();
+        return DeviceAddress.hostOrFind(o.host(), prefixed(out, who));
     }
 
     private static String plural(long n, String noun) {

@@ -1,9 +1,15 @@
 package io.reactiverdma.samples.echo;
 
+import io.reactiverdma.samples.common.UsageException;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+
+import static io.reactiverdma.samples.common.CommandLineArgs.intArg;
+import static io.reactiverdma.samples.common.CommandLineArgs.requireApplies;
+import static io.reactiverdma.samples.common.CommandLineArgs.stringArg;
 
 /**
  * Command line of the echo sample. A bad one is a {@link UsageException} saying what is wrong.
@@ -136,33 +142,6 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
     }
 
     private static void only(Mode mode, String flag, Set<Mode> modes, String why) {
-        if (!modes.contains(mode)) {
-            throw new UsageException(flag + " does not apply to " + mode.name().toLowerCase(java.util.Locale.ROOT)
-                    + " (" + why + ")");
-        }
-    }
-
-    private static String stringArg(String[] args, int i, String flag) {
-        if (i >= args.length || args[i].startsWith("-") || args[i].isBlank()) {
-            throw new UsageException(flag + " needs a value");
-        }
-        return args[i];
-    }
-
-    private static int intArg(String[] args, int i, String flag, int min, int max) {
-        if (i >= args.length) {
-            throw new UsageException(flag + " needs a value");
-        }
-        String v = args[i];
-        long n;
-        try {
-            n = Long.parseLong(v);
-        } catch (NumberFormatException e) {
-            throw new UsageException(flag + " needs a number, got '" + v + "'");
-        }
-        if (n < min || n > max) {
-            throw new UsageException(flag + " must be in " + min + ".." + max + ", got " + n);
-        }
-        return (int) n;
+        requireApplies(modes.contains(mode), flag, mode.name().toLowerCase(java.util.Locale.ROOT), why);
     }
 }

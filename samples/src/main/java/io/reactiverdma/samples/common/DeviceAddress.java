@@ -1,4 +1,4 @@
-package io.reactiverdma.samples.echo;
+package io.reactiverdma.samples.common;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,7 +12,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -28,11 +30,11 @@ import java.util.stream.Stream;
  * @param netdev  the network interface, for example {@code dummy0}
  * @param address the interface's IPv4 address
  */
-record DeviceAddress(String device, int port, String netdev, InetAddress address) {
-    static final Path SYSFS = Path.of("/sys/class/infiniband");
+public record DeviceAddress(String device, int port, String netdev, InetAddress address) {
+    public static final Path SYSFS = Path.of("/sys/class/infiniband");
 
     /** Thrown when no RDMA device with an ACTIVE port and an IPv4 address on its netdev is found. */
-    static final class NotFoundException extends IllegalStateException {
+    public static final class NotFoundException extends IllegalStateException {
         private static final long serialVersionUID = 1L;
 
         NotFoundException(String message) {
@@ -41,7 +43,7 @@ record DeviceAddress(String device, int port, String netdev, InetAddress address
     }
 
     /** The host string rdma_cm gets. */
-    String host() {
+    public String host() {
         return address.getHostAddress();
     }
 
@@ -50,12 +52,29 @@ record DeviceAddress(String device, int port, String netdev, InetAddress address
         return host() + " (" + device + " port " + port + ", netdev " + netdev + ")";
     }
 
-    static DeviceAddress find() {
+    public static DeviceAddress find() {
         return find(SYSFS, DeviceAddress::ipv4Of);
     }
 
+    /**
+     * The address a sample listens on: {@code host} when the command line gave one, else the address of
+     * {@link #find()}, which {@code log} is told about ("RDMA device rxe0 port 1 on netdev ..., address ...").
+     *
+     * @throws NotFoundException when {@code host} is null and no device is found
+     */
+    public static String hostOrFind(String host, Consumer<String> log) {
+        Objects.requireNonNull(log, "log");
+        if (host != null) {
+            return host;
+        }
+        DeviceAddress d = find();
+        log.accept("RDMA device " + d.device() + " port " + d.port() + " on netdev " + d.netdev() + ", address "
+                + d.host());
+        return d.host();
+    }
+
     /** As {@link #find()}, on the sysfs tree at {@code root} and with {@code ipv4} giving a netdev's address. */
-    static DeviceAddress find(Path root, Function<String, Optional<InetAddress>> ipv4) {
+    public static DeviceAddress find(Path root, Function<String, Optional<InetAddress>> ipv4) {
         List<String> seen = new ArrayList<>();
         for (Path dev : sorted(root)) {
             for (Path port : sorted(dev.resolve("ports"))) {
@@ -99,7 +118,7 @@ record DeviceAddress(String device, int port, String netdev, InetAddress address
     }
 
     /** The first IPv4 address of the interface {@code netdev}, if it exists and has one. */
-    static Optional<InetAddress> ipv4Of(String netdev) {
+    public static Optional<InetAddress> ipv4Of(String netdev) {
         try {
             NetworkInterface nif = NetworkInterface.getByName(netdev);
             if (nif == null) {
