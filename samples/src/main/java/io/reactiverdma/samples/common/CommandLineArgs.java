@@ -1,6 +1,7 @@
 package io.reactiverdma.samples.common;
 
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * The option-value parsers the samples' command lines share. Each reads {@code args[i]} as the value of
@@ -85,10 +86,14 @@ public final class CommandLineArgs {
         return n << shift;
     }
 
-    /** Throws a {@link UsageException} unless {@code flag} applies to {@code mode}; {@code why} says what to use. */
-    public static void requireApplies(boolean applies, String flag, String mode, String why) {
-        if (!applies) {
-            throw new UsageException(flag + " does not apply to " + mode + " (" + why + ")");
+    /**
+     * Throws a {@link UsageException} unless {@code flag} applies to {@code mode}, one of {@code modes};
+     * {@code why} says what to use instead.
+     */
+    public static <E extends Enum<E>> void requireApplies(E mode, Set<E> modes, String flag, String why) {
+        if (!modes.contains(mode)) {
+            throw new UsageException(flag + " does not apply to " + mode.name().toLowerCase(Locale.ROOT) + " ("
+                    + why + ")");
         }
     }
 

@@ -104,20 +104,20 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
             String a = args[i];
             switch (a) {
                 case "--host" -> {
-                    only(mode, a, Set.of(Mode.DEMO, Mode.SERVER), "the client takes the server's address as HOST");
+                    requireApplies(mode, Set.of(Mode.DEMO, Mode.SERVER), a, "the client takes the server's address as HOST");
                     host = stringArg(args, ++i, a);
                 }
                 case "-p", "--port" -> port = intArg(args, ++i, a, mode == Mode.CLIENT ? 1 : 0, 65535);
                 case "-n", "--count" -> {
-                    only(mode, a, Set.of(Mode.DEMO, Mode.CLIENT), "the server echoes whatever comes");
+                    requireApplies(mode, Set.of(Mode.DEMO, Mode.CLIENT), a, "the server echoes whatever comes");
                     count = intArg(args, ++i, a, 1, 100_000_000);
                 }
                 case "-s", "--size" -> {
-                    only(mode, a, Set.of(Mode.DEMO, Mode.CLIENT), "use --max-size for the largest message accepted");
+                    requireApplies(mode, Set.of(Mode.DEMO, Mode.CLIENT), a, "use --max-size for the largest message accepted");
                     size = intArg(args, ++i, a, 1, MAX_SIZE);
                 }
                 case "--max-size" -> {
-                    only(mode, a, Set.of(Mode.SERVER), "-s sets the message size");
+                    requireApplies(mode, Set.of(Mode.SERVER), a, "-s sets the message size");
                     maxSize = intArg(args, ++i, a, 1, MAX_SIZE);
                 }
                 case "--timeout-ms" -> timeoutMs = intArg(args, ++i, a, 1, Integer.MAX_VALUE);
@@ -139,9 +139,5 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
             throw new UsageException("unexpected arguments " + positional);
         }
         return new EchoOptions(mode, host, port, count, size, maxSize, Duration.ofMillis(timeoutMs));
-    }
-
-    private static void only(Mode mode, String flag, Set<Mode> modes, String why) {
-        requireApplies(modes.contains(mode), flag, mode.name().toLowerCase(java.util.Locale.ROOT), why);
     }
 }
