@@ -43,7 +43,7 @@ public record BulkOptions(Command command, String host, int port, TransferMode m
     public static final int MAX_CHUNK_SIZE = 4 << 20;
     public static final int MAX_WINDOW = 64;
     /** The most registered memory one transfer's ring (chunk size x window) may take. */
-    public static final long MAX_RING_BYTES = 256L << 20;
+    public static final long MAX_RING_BYTES = 64L << 20;
     public static final long DEFAULT_TIMEOUT_MS = 30_000;
 
     static final String USAGE = String.join("\n",

@@ -257,8 +257,8 @@ public final class BulkSender {
             advertised.set(a.slot(), a.region());
             offerSlot(a.slot());
         } else if (msg instanceof Free f && mode == TransferMode.PULL && window.contains(f.slot())) {
-            if (!window.complete(f.slot())) {
-                fail(protocol("FREE for slot " + f.slot() + ", which was not in flight"));
+            if (f.seq() < 0 || f.seq() >= plan.chunkCount() || !window.complete(f.slot())) {
+                fail(protocol("FREE of chunk " + f.seq() + " for slot " + f.slot() + ", which was not in flight"));
                 return;
             }
             bytesConfirmed.addAndGet(plan.length(f.seq()));
@@ -275,7 +275,9 @@ public final class BulkSender {
     }
 
     private void offerSlot(int slot) {
-        if (freeSlots.tryEmitNext(slot).isFailure()) {
+        // Once every chunk is handed over, the chunk pipeline no longer takes slots (the sink is cancelled):
+        // the slots the last chunks free are not needed. Only an overflow is the receiver's fault.
+        if (freeSlots.tryEmitNext(slot) == Sinks.EmitResult.FAIL_OVERFLOW) {
             fail(protocol("more free slots than the window of " + windowSize));
         }
     }
