@@ -156,11 +156,13 @@ public final class BulkReceiver implements AutoCloseable {
                     .map(this::decodeAndRelease)
                     .onBackpressureBuffer(BulkOptions.MAX_WINDOW + 4, m -> { }, BufferOverflowStrategy.ERROR);
             Mono<Void> transfer = messages.switchOnFirst(this::start).then();
-            Mono<Void> watchdog = Watchdog.watch(consumed::get, 0, config.stallTimeout(), null,
+            Mono<Void> watchdog = Watchdog.watch(consumed::get, () -> plan == null ? -1 : plan.totalBytes(),
+                    config.stallTimeout(), progressLog,
                     b -> new BulkTransferException(Reason.STALLED, "no data from the sender " + peer + " for "
                             + config.stallTimeout().toMillis() + " ms after " + b + " bytes", b, null));
             return Mono.firstWithSignal(transfer, watchdog)
                     .then(Mono.defer(this::finish))
+                    .onErrorMap(IllegalStateException.class, e -> protocol(e.getMessage()))
                     .onErrorMap(e -> !(e instanceof BulkTransferException), this::senderGone)
                     .doOnError(e -> report((BulkTransferException) e))
                     .onErrorResume(e -> Mono.empty()) // reported; ending the handler closes the connection
@@ -187,8 +189,10 @@ public final class BulkReceiver implements AutoCloseable {
                     + " bytes), " + h.mode().label() + ", " + Progress.bytes(h.chunkSize()) + " chunks, window "
                     + h.window() + (config.out() != null ? ", to " + config.out() : ", hashed and discarded"));
             Flux<Message> chunks = all.skip(1).take(plan.chunkCount());
+            // Opening the file and registering the ring (pinning up to 64 MiB) are slow system calls: not on
+            // the poller thread, which delivered the HELLO.
             return Mono.fromRunnable(this::openOutput).subscribeOn(Schedulers.boundedElastic())
-                    .thenMany(h.mode() == TransferMode.PUSH ? push(chunks) : pull(chunks));
+                    .thenMany(Flux.defer(() -> h.mode() == TransferMode.PUSH ? push(chunks) : pull(chunks)));
         }
 
         /** Push: advertise every slot; consume each chunk written there, in order; re-advertise its slot. */

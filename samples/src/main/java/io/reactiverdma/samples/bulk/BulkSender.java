@@ -4,6 +4,7 @@ import io.reactiverdma.reactive.ConnectionClosedException;
 import io.reactiverdma.reactive.ConnectionEvent;
 import io.reactiverdma.reactive.RdmaClient;
 import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaMessage;
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RegisteredBuffer;
@@ -125,13 +126,17 @@ public final class BulkSender {
                     .then(result.asMono())
                     .map(r -> new SendReport(mode, plan.totalBytes(), sha256.digest(), r.bytes(), r.sha256(),
                             System.nanoTime() - startNs, window.maxInFlight()));
-            Mono<SendReport> watchdog = Watchdog.watch(bytesConfirmed::get, plan.totalBytes(), stallTimeout,
+            Mono<SendReport> watchdog = Watchdog.watch(bytesConfirmed::get, plan::totalBytes, stallTimeout,
                     progressLog, b -> new BulkTransferException(Reason.STALLED, "no progress for "
                             + stallTimeout.toMillis() + " ms after " + b + " of " + plan.totalBytes()
                             + " bytes: the receiver " + conn.remoteAddress() + " stopped answering" + lastEventText(),
                             b, null));
             return Mono.firstWithSignal(transfer, failure.asMono().then(Mono.<SendReport>empty()), watchdog)
-                    .onErrorMap(e -> !(e instanceof BulkTransferException), this::peerGone)
+                    // The connection failing under an operation is the receiver's death (or the network's);
+                    // the window refusing a slot is the receiver's protocol error. Anything else is a bug:
+                    // left as it is.
+                    .onErrorMap(RdmaException.class, this::peerGone)
+                    .onErrorMap(IllegalStateException.class, e -> protocol(e.getMessage()))
                     .doFinally(s -> {
                         control.dispose();
                         events.dispose();

@@ -12,20 +12,21 @@ public final class Progress {
     /** The default interval between lines: at most one a second. */
     public static final long DEFAULT_INTERVAL_NS = 1_000_000_000L;
 
-    private final long totalBytes;
     private final long startNs;
     private final long intervalNs;
     private long lastLineNs;
 
-    public Progress(long totalBytes, long startNs, long intervalNs) {
-        this.totalBytes = totalBytes;
+    public Progress(long startNs, long intervalNs) {
         this.startNs = startNs;
         this.intervalNs = intervalNs;
         this.lastLineNs = startNs;
     }
 
-    /** The line for {@code bytes} done at {@code nowNs}, unless one was given less than the interval ago. */
-    public Optional<String> line(long bytes, long nowNs) {
+    /**
+     * The line for {@code bytes} of {@code totalBytes} done at {@code nowNs}, unless one was given less than the
+     * interval ago.
+     */
+    public Optional<String> line(long bytes, long totalBytes, long nowNs) {
         if (nowNs - lastLineNs < intervalNs) {
             return Optional.empty();
         }

@@ -20,13 +20,15 @@ final class Watchdog {
      * A {@code Mono} that never emits: it errors with {@code onStall.apply(bytes)} once {@code bytes} stayed
      * the same for {@code stallTimeout}. Cancelling it stops the ticks.
      *
+     * @param totalBytes  the transfer's size; negative while it is not known (no progress line then)
      * @param progressLog receives the progress lines; null for none
      */
-    static <T> Mono<T> watch(LongSupplier bytes, long totalBytes, Duration stallTimeout, Consumer<String> progressLog,
+    static <T> Mono<T> watch(LongSupplier bytes, LongSupplier totalBytes, Duration stallTimeout,
+            Consumer<String> progressLog,
             LongFunction<BulkTransferException> onStall) {
         return Mono.defer(() -> {
             long startNs = System.nanoTime();
-            Progress progress = new Progress(totalBytes, startNs, Progress.DEFAULT_INTERVAL_NS);
+            Progress progress = new Progress(startNs, Progress.DEFAULT_INTERVAL_NS);
             long stallNs = stallTimeout.toNanos();
             long[] last = {-1, startNs}; // bytes at the last change, and when
             Duration tick = Duration.ofMillis(Math.max(10, Math.min(250, stallTimeout.toMillis() / 4)));
@@ -34,8 +36,9 @@ final class Watchdog {
                     .handle((t, sink) -> {
                         long now = System.nanoTime();
                         long b = bytes.getAsLong();
-                        if (progressLog != null) {
-                            progress.line(b, now).ifPresent(progressLog);
+                        long total = totalBytes.getAsLong();
+                        if (progressLog != null && total >= 0) {
+                            progress.line(b, total, now).ifPresent(progressLog);
                         }
                         if (b != last[0]) {
                             last[0] = b;

@@ -60,11 +60,12 @@ class BulkLogicTest {
                 Progress.format(512L << 20, 1L << 30, 32 * s));
         assertEquals("0 B of 100 B (0%), 0.0 MiB/s, ETA ?", Progress.format(0, 100, s));
         assertEquals("1.00 GiB of 1.00 GiB (100%), 1024.0 MiB/s, ETA 0:00", Progress.format(1L << 30, 1L << 30, s));
-        Progress p = new Progress(1L << 30, 0, s);
-        assertTrue(p.line(1, s / 2).isEmpty(), "not before a second");
-        assertEquals("100.0 MiB of 1.00 GiB (9%), 100.0 MiB/s, ETA 0:10", p.line(100L << 20, s).orElseThrow());
-        assertTrue(p.line(200L << 20, s + s / 2).isEmpty(), "not twice in a second");
-        assertTrue(p.line(200L << 20, 2 * s).isPresent());
+        Progress p = new Progress(0, s);
+        long g = 1L << 30;
+        assertTrue(p.line(1, g, s / 2).isEmpty(), "not before a second");
+        assertEquals("100.0 MiB of 1.00 GiB (9%), 100.0 MiB/s, ETA 0:10", p.line(100L << 20, g, s).orElseThrow());
+        assertTrue(p.line(200L << 20, g, s + s / 2).isEmpty(), "not twice in a second");
+        assertTrue(p.line(200L << 20, g, 2 * s).isPresent());
         assertEquals("1:01:01", Progress.formatDuration(3661));
         assertEquals("0:02", Progress.formatDuration(1.2));
         assertEquals("999 B", Progress.bytes(999));
