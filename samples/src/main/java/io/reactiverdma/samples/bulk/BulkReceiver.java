@@ -192,6 +192,9 @@ public final class BulkReceiver implements AutoCloseable {
             // Opening the file and registering the ring (pinning up to 64 MiB) are slow system calls: not on
             // the poller thread, which delivered the HELLO.
             return Mono.fromRunnable(this::openOutput).subscribeOn(Schedulers.boundedElastic())
+                    // tell the sender why, rather than just closing
+                    .onErrorResume(BulkTransferException.class, e -> conn.send(BulkProtocol.encode(
+                            new BulkProtocol.Error(e.getMessage()))).onErrorResume(x -> Mono.empty()).then(Mono.error(e)))
                     .thenMany(Flux.defer(() -> h.mode() == TransferMode.PUSH ? push(chunks) : pull(chunks)));
         }
 

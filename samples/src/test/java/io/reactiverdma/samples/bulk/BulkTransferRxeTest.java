@@ -51,10 +51,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 @Tag(RxeTestSupport.TAG)
 class BulkTransferRxeTest {
     /**
-     * The size of each mode's large transfer. The issue asks for 1 GiB; under the VM's emulation push moves
-     * about 4-5 MiB/s and pull about 2.5 MiB/s (SHA-256 on both ends and the generator dominate), so push moves
-     * 1 GiB here (about 4 minutes) and pull 128 MiB (about 1 minute; 1 GiB would take about 7). Change them
-     * with -Dbulk.test.pushBytes / -Dbulk.test.pullBytes; the README has the measured 1 GiB times.
+     * The size of each mode's large transfer. The issue asks for 1 GiB; under the VM's emulation a transfer
+     * moves 2.5 to 9 MiB/s depending on the host's load (SHA-256 on both ends and the generator dominate), so
+     * 1 GiB takes 2 to 4 minutes per mode: push moves 1 GiB here, pull 128 MiB. Change them with
+     * -Dbulk.test.pushBytes / -Dbulk.test.pullBytes; the README has the measured 1 GiB times of both.
      */
     private static long largeBytes(TransferMode mode) {
         return mode == TransferMode.PUSH ? Long.getLong("bulk.test.pushBytes", 1L << 30)
@@ -170,6 +170,18 @@ class BulkTransferRxeTest {
         assertTrue(text.contains("bulk sender: hashes match"), text);
         assertArrayEquals(content, Files.readAllBytes(out));
         assertTrue(text.contains("bulk receiver: received " + content.length + " bytes"), text);
+    }
+
+    /** A receiver that cannot write its output file tells the sender why: REFUSED with its reason. */
+    @Test
+    void aReceiverThatCannotWriteItsFileRefusesTheTransferWithItsReason(@TempDir Path dir) {
+        receiver = BulkReceiver.start(host(), 0, new BulkReceiver.Config(dir.resolve("no-such-dir/out.bin"), WAIT,
+                Duration.ZERO), WAIT, LOG, null, reports::add);
+        BulkSender sender = sender(new GeneratedStream(1 << 20), TransferMode.PUSH, 64 << 10, 2, WAIT);
+        BulkTransferException e = assertThrows(BulkTransferException.class, () -> sender.run().block(WAIT));
+        System.out.println("  sender failed as expected: " + e.getMessage());
+        assertEquals(BulkTransferException.Reason.REFUSED, e.reason(), e.getMessage());
+        assertTrue(e.getMessage().contains("cannot write " + dir.resolve("no-such-dir/out.bin")), e.getMessage());
     }
 
     /** A receiver that takes 40 ms per chunk paces the sender: never more than the window ahead. */
