@@ -1,6 +1,8 @@
 package io.reactiverdma.samples.echo;
 
 import io.reactiverdma.reactive.RdmaException;
+import io.reactiverdma.samples.common.DeviceAddress;
+import io.reactiverdma.samples.common.UsageException;
 
 import java.io.PrintStream;
 import java.net.InetSocketAddress;

@@ -1,13 +1,16 @@
 package io.reactiverdma.samples.echo;
 
+import io.reactiverdma.samples.common.CommandLineArgs;
+import io.reactiverdma.samples.common.UsageException;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
-import static io.reactiverdma.samples.echo.OptionArgs.intArg;
-import static io.reactiverdma.samples.echo.OptionArgs.only;
-import static io.reactiverdma.samples.echo.OptionArgs.stringArg;
+import static io.reactiverdma.samples.common.CommandLineArgs.intArg;
+import static io.reactiverdma.samples.common.CommandLineArgs.requireApplies;
+import static io.reactiverdma.samples.common.CommandLineArgs.stringArg;
 
 /**
  * Command line of the echo sample. A bad one is a {@link UsageException} saying what is wrong.
@@ -76,11 +79,11 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
 
     /** Parses {@code args} (mode first); {@code -h} or {@code --help} anywhere gives {@link Mode#HELP}. */
     public static EchoOptions parse(String... args) {
-        if (OptionArgs.wantsHelp(args)) {
+        if (CommandLineArgs.wantsHelp(args)) {
             return new EchoOptions(Mode.HELP, null, DEFAULT_PORT, DEFAULT_COUNT, DEFAULT_SIZE,
                     DEFAULT_MAX_MESSAGE_SIZE, Duration.ofMillis(DEFAULT_TIMEOUT_MS));
         }
-        Mode mode = OptionArgs.mode(args, Mode.DEMO, Mode.SERVER, Mode.CLIENT);
+        Mode mode = CommandLineArgs.firstWord(args, "mode", Mode.DEMO, Mode.SERVER, Mode.CLIENT);
         String host = null;
         int port = mode == Mode.DEMO ? 0 : DEFAULT_PORT;
         int count = DEFAULT_COUNT;
@@ -92,20 +95,20 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
             String a = args[i];
             switch (a) {
                 case "--host" -> {
-                    only(mode, a, Set.of(Mode.DEMO, Mode.SERVER), "the client takes the server's address as HOST");
+                    requireApplies(mode, Set.of(Mode.DEMO, Mode.SERVER), a, "the client takes the server's address as HOST");
                     host = stringArg(args, ++i, a);
                 }
                 case "-p", "--port" -> port = intArg(args, ++i, a, mode == Mode.CLIENT ? 1 : 0, 65535);
                 case "-n", "--count" -> {
-                    only(mode, a, Set.of(Mode.DEMO, Mode.CLIENT), "the server echoes whatever comes");
+                    requireApplies(mode, Set.of(Mode.DEMO, Mode.CLIENT), a, "the server echoes whatever comes");
                     count = intArg(args, ++i, a, 1, 100_000_000);
                 }
                 case "-s", "--size" -> {
-                    only(mode, a, Set.of(Mode.DEMO, Mode.CLIENT), "use --max-size for the largest message accepted");
+                    requireApplies(mode, Set.of(Mode.DEMO, Mode.CLIENT), a, "use --max-size for the largest message accepted");
                     size = intArg(args, ++i, a, 1, MAX_SIZE);
                 }
                 case "--max-size" -> {
-                    only(mode, a, Set.of(Mode.SERVER), "-s sets the message size");
+                    requireApplies(mode, Set.of(Mode.SERVER), a, "-s sets the message size");
                     maxSize = intArg(args, ++i, a, 1, MAX_SIZE);
                 }
                 case "--timeout-ms" -> timeoutMs = intArg(args, ++i, a, 1, Integer.MAX_VALUE);

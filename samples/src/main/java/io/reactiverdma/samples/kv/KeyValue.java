@@ -3,9 +3,9 @@ package io.reactiverdma.samples.kv;
 import io.reactiverdma.reactive.RdmaClient;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaOption;
-import io.reactiverdma.samples.echo.DeviceAddress;
+import io.reactiverdma.samples.common.DeviceAddress;
 import io.reactiverdma.samples.echo.RoundTripStats;
-import io.reactiverdma.samples.echo.UsageException;
+import io.reactiverdma.samples.common.UsageException;
 import reactor.core.publisher.Flux;
 
 import java.io.PrintStream;

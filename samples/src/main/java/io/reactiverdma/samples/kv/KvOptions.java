@@ -1,16 +1,16 @@
 package io.reactiverdma.samples.kv;
 
-import io.reactiverdma.samples.echo.OptionArgs;
-import io.reactiverdma.samples.echo.UsageException;
+import io.reactiverdma.samples.common.CommandLineArgs;
+import io.reactiverdma.samples.common.UsageException;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
-import static io.reactiverdma.samples.echo.OptionArgs.intArg;
-import static io.reactiverdma.samples.echo.OptionArgs.only;
-import static io.reactiverdma.samples.echo.OptionArgs.stringArg;
+import static io.reactiverdma.samples.common.CommandLineArgs.intArg;
+import static io.reactiverdma.samples.common.CommandLineArgs.requireApplies;
+import static io.reactiverdma.samples.common.CommandLineArgs.stringArg;
 
 /**
  * Command line of the key-value sample. A bad one is a {@link UsageException} saying what is wrong.
@@ -102,12 +102,12 @@ public record KvOptions(Mode mode, String host, int port, int clients, int incre
 
     /** Parses {@code args} (mode first); {@code -h} or {@code --help} anywhere gives {@link Mode#HELP}. */
     public static KvOptions parse(String... args) {
-        if (OptionArgs.wantsHelp(args)) {
+        if (CommandLineArgs.wantsHelp(args)) {
             return new KvOptions(Mode.HELP, null, DEFAULT_PORT, DEFAULT_CLIENTS, DEFAULT_INCREMENTS, DEFAULT_GETS,
                     DEFAULT_LARGE_KB, KvServerOptions.DEFAULT_SLOT_COUNT, List.of(),
                     Duration.ofMillis(DEFAULT_TIMEOUT_MS));
         }
-        Mode mode = OptionArgs.mode(args, Mode.DEMO, Mode.SERVER, Mode.CLIENT);
+        Mode mode = CommandLineArgs.firstWord(args, "mode", Mode.DEMO, Mode.SERVER, Mode.CLIENT);
         String host = null;
         int port = mode == Mode.DEMO ? 0 : DEFAULT_PORT;
         int clients = DEFAULT_CLIENTS;
@@ -126,28 +126,28 @@ public record KvOptions(Mode mode, String host, int port, int clients, int incre
             }
             switch (a) {
                 case "--host" -> {
-                    only(mode, a, Set.of(Mode.DEMO, Mode.SERVER), "the client takes the server's address as HOST");
+                    requireApplies(mode, Set.of(Mode.DEMO, Mode.SERVER), a, "the client takes the server's address as HOST");
                     host = stringArg(args, ++i, a);
                 }
                 case "-p", "--port" -> port = intArg(args, ++i, a, mode == Mode.CLIENT ? 1 : 0, 65535);
                 case "--clients" -> {
-                    only(mode, a, demo, "the demo's counter clients");
+                    requireApplies(mode, demo, a, "the demo's counter clients");
                     clients = intArg(args, ++i, a, 1, 64);
                 }
                 case "--increments" -> {
-                    only(mode, a, demo, "the demo's increments per client");
+                    requireApplies(mode, demo, a, "the demo's increments per client");
                     increments = intArg(args, ++i, a, 1, 1_000_000);
                 }
                 case "--gets" -> {
-                    only(mode, a, demo, "the demo's timed GETs");
+                    requireApplies(mode, demo, a, "the demo's timed GETs");
                     gets = intArg(args, ++i, a, 1, 10_000_000);
                 }
                 case "--large-kb" -> {
-                    only(mode, a, demo, "the demo's streamed value");
+                    requireApplies(mode, demo, a, "the demo's streamed value");
                     largeKb = intArg(args, ++i, a, 1, KvServerOptions.DEFAULT_MAX_VALUE_BYTES >> 10);
                 }
                 case "--slots" -> {
-                    only(mode, a, Set.of(Mode.DEMO, Mode.SERVER), "the server's table size");
+                    requireApplies(mode, Set.of(Mode.DEMO, Mode.SERVER), a, "the server's table size");
                     slots = intArg(args, ++i, a, KvServerOptions.DEFAULT_MAX_PROBE, 1 << 24);
                 }
                 case "--timeout-ms" -> timeoutMs = intArg(args, ++i, a, 1, Integer.MAX_VALUE);

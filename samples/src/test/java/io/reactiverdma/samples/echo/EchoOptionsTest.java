@@ -1,5 +1,6 @@
 package io.reactiverdma.samples.echo;
 
+import io.reactiverdma.samples.common.UsageException;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -3,6 +3,7 @@ package io.reactiverdma.samples.echo;
 import io.reactiverdma.reactive.ConnectionClosedException;
 import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.samples.common.DeviceAddress;
 import io.reactiverdma.testsupport.RxeTestSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

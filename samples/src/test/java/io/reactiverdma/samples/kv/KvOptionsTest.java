@@ -1,6 +1,6 @@
 package io.reactiverdma.samples.kv;
 
-import io.reactiverdma.samples.echo.UsageException;
+import io.reactiverdma.samples.common.UsageException;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;

@@ -1,6 +1,6 @@
 package io.reactiverdma.samples.gateway;
 
-import io.reactiverdma.samples.echo.DeviceAddress;
+import io.reactiverdma.samples.common.DeviceAddress;
 import io.reactiverdma.samples.kv.KvServer;
 import io.reactiverdma.samples.kv.KvServerOptions;
 import org.springframework.boot.builder.SpringApplicationBuilder;

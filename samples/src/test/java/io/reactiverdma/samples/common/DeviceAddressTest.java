@@ -1,4 +1,4 @@
-package io.reactiverdma.samples.echo;
+package io.reactiverdma.samples.common;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

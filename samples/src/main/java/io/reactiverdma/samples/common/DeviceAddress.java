@@ -1,4 +1,4 @@
-package io.reactiverdma.samples.echo;
+package io.reactiverdma.samples.common;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -30,7 +31,7 @@ import java.util.stream.Stream;
  * @param address the interface's IPv4 address
  */
 public record DeviceAddress(String device, int port, String netdev, InetAddress address) {
-    static final Path SYSFS = Path.of("/sys/class/infiniband");
+    public static final Path SYSFS = Path.of("/sys/class/infiniband");
 
     /** Thrown when no RDMA device with an ACTIVE port and an IPv4 address on its netdev is found. */
     public static final class NotFoundException extends IllegalStateException {
@@ -51,11 +52,18 @@ public record DeviceAddress(String device, int port, String netdev, InetAddress 
         return host() + " (" + device + " port " + port + ", netdev " + netdev + ")";
     }
 
+    public static DeviceAddress find() {
+        return find(SYSFS, DeviceAddress::ipv4Of);
+    }
+
     /**
-     * {@code host} when it is given (not null), else the address of {@link #find()}'s device, which is
-     * reported to {@code log} as "RDMA device D port P on netdev N, address A".
+     * The address a sample listens on: {@code host} when the command line gave one, else the address of
+     * {@link #find()}, which {@code log} is told about ("RDMA device rxe0 port 1 on netdev ..., address ...").
+     *
+     * @throws NotFoundException when {@code host} is null and no device is found
      */
     public static String hostOrFind(String host, Consumer<String> log) {
+        Objects.requireNonNull(log, "log");
         if (host != null) {
             return host;
         }
@@ -65,13 +73,8 @@ public record DeviceAddress(String device, int port, String netdev, InetAddress 
         return d.host();
     }
 
-    /** The first RDMA device with an ACTIVE port and an IPv4 address (see the class comment). */
-    public static DeviceAddress find() {
-        return find(SYSFS, DeviceAddress::ipv4Of);
-    }
-
     /** As {@link #find()}, on the sysfs tree at {@code root} and with {@code ipv4} giving a netdev's address. */
-    static DeviceAddress find(Path root, Function<String, Optional<InetAddress>> ipv4) {
+    public static DeviceAddress find(Path root, Function<String, Optional<InetAddress>> ipv4) {
         List<String> seen = new ArrayList<>();
         for (Path dev : sorted(root)) {
             for (Path port : sorted(dev.resolve("ports"))) {
@@ -115,7 +118,7 @@ public record DeviceAddress(String device, int port, String netdev, InetAddress 
     }
 
     /** The first IPv4 address of the interface {@code netdev}, if it exists and has one. */
-    static Optional<InetAddress> ipv4Of(String netdev) {
+    public static Optional<InetAddress> ipv4Of(String netdev) {
         try {
             NetworkInterface nif = NetworkInterface.getByName(netdev);
             if (nif == null) {

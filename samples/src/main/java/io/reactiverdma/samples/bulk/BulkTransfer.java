@@ -1,0 +1,155 @@
+package io.reactiverdma.samples.bulk;
+
+import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.RdmaException;
+import io.reactiverdma.samples.common.DeviceAddress;
+import io.reactiverdma.samples.common.UsageException;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
+
+/**
+ * The bulk-transfer sample's command line (see {@link BulkOptions#USAGE}):
+ * <pre>
+ *   bulk demo --mode pull --size 1g        receiver and sender in this JVM, on the local RDMA device's address
+ *   bulk receive [--out FILE]              a receiver, until Ctrl-C
+ *   bulk send HOST --file PATH             send a file (or --size N of a generated stream) to a receiver
+ * </pre>
+ * The sender prints its SHA-256 and the receiver's; exits 0 when they match, 1 on a mismatch or any failure
+ * (the error is printed), 2 on a bad command line. Progress lines go to stderr, at most one a second.
+ */
+public final class BulkTransfer {
+    private BulkTransfer() {
+    }
+
+    public static void main(String[] args) {
+        int status = run(args, System.out, System.err);
+        System.out.flush();
+        System.exit(status);
+    }
+
+    /** Runs the command line {@code args}; returns the exit status. */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        BulkOptions options;
+        try {
+            options = BulkOptions.parse(args);
+        } catch (UsageException e) {
+            err.println("bulk: " + e.getMessage());
+            err.println(BulkOptions.USAGE);
+            return 2;
+        }
+        try {
+            return switch (options.command()) {
+                case HELP -> {
+                    out.println(BulkOptions.USAGE);
+                    yield 0;
+                }
+                case DEMO -> demo(options, out, err);
+                case RECEIVE -> receive(options, out, err);
+                case SEND -> send(options, options.host(), options.port(), out, err);
+            };
+        } catch (BulkTransferException | RdmaException | DeviceAddress.NotFoundException e) {
+            // Typed failures: their message says it all.
+            err.println("bulk: FAILED: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            return 1;
+        } catch (IOException | UncheckedIOException e) {
+            err.println("bulk: FAILED: " + e);
+            return 1;
+        } catch (RuntimeException e) {
+            err.println("bulk: FAILED: " + e);
+            e.printStackTrace(err);
+            return 1;
+        }
+    }
+
+    /** Receiver and sender in this JVM on the device's address. */
+    private static int demo(BulkOptions o, PrintStream out, PrintStream err) throws IOException {
+        String host = DeviceAddress.hostOrFind(o.host(), prefixed(out, "bulk demo"));
+        BulkReceiver receiver = BulkReceiver.start(host, o.port(),
+                new BulkReceiver.Config(o.out(), o.timeout(), Duration.ZERO), o.timeout(),
+                prefixed(out, "bulk receiver"), null, r -> { });
+        try {
+            InetSocketAddress at = receiver.address();
+            out.println("bulk receiver: listening on " + at.getHostString() + ":" + at.getPort());
+            return send(o, at.getHostString(), at.getPort(), out, err);
+        } finally {
+            receiver.close(); // waits until the receiver's side of the connection is closed (and reported)
+        }
+    }
+
+    /** Connects to a receiver, sends, prints both hashes; 0 when they match. */
+    static int send(BulkOptions o, String host, int port, PrintStream out, PrintStream err) throws IOException {
+        Consumer<String> log = prefixed(out, "bulk sender");
+        try (ChunkSource source = o.file() != null ? ChunkSource.file(o.file()) : new GeneratedStream(o.size())) {
+            long t0 = System.nanoTime();
+            RdmaConnection conn = BulkSender.client(host, port, o.window(), o.timeout())
+                    .connectNow(o.timeout().plusSeconds(5));
+            try {
+                log.accept("connected to " + conn.remoteAddress() + " in " + (System.nanoTime() - t0) / 1_000_000
+                        + " ms; sending " + Progress.bytes(source.size()) + " (" + source.size() + " bytes) of "
+                        + source.describe() + ", " + o.mode().label() + ", " + Progress.bytes(o.chunkSize())
+                        + " chunks, window " + o.window());
+                BulkSender sender = new BulkSender(conn, source, o.mode(), o.chunkSize(), o.window(), o.timeout(),
+                        prefixed(err, "bulk sender"));
+                // Every stage is bounded by the stall timeout, so this wait is too.
+                SendReport r = sender.run().block();
+                printReport(r, log);
+                return r.hashesMatch() ? 0 : 1;
+            } finally {
+                conn.dispose();
+                conn.onDispose().block(Duration.ofSeconds(30));
+            }
+        }
+    }
+
+    static void printReport(SendReport r, Consumer<String> log) {
+        log.accept("sent " + r.bytes() + " bytes in " + BulkReceiver.seconds(r.elapsedNs()) + " ("
+                + Progress.rate(r.bytes(), r.elapsedNs()) + "), " + r.mode().label() + ", at most "
+                + r.maxChunksInFlight() + " chunks in flight");
+        log.accept("sha256 sent     " + Hashing.hex(r.sha256()) + " (" + r.bytes() + " bytes)");
+        log.accept("sha256 received " + Hashing.hex(r.receiverSha256()) + " (" + r.receiverBytes()
+                + " bytes, the receiver's)");
+        log.accept(r.hashesMatch() ? "hashes match" : "MISMATCH: the receiver got other bytes than were sent");
+    }
+
+    /** A receiver until Ctrl-C, or for one transfer with --once. */
+    private static int receive(BulkOptions o, PrintStream out, PrintStream err) {
+        String host = DeviceAddress.hostOrFind(o.host(), prefixed(out, "bulk receiver"));
+        CompletableFuture<ReceiveReport> first = new CompletableFuture<>();
+        BulkReceiver receiver = BulkReceiver.start(host, o.port(),
+                new BulkReceiver.Config(o.out(), o.timeout(), o.delayPerChunk()), o.timeout(),
+                prefixed(out, "bulk receiver"), prefixed(err, "bulk receiver"), first::complete);
+        InetSocketAddress at = receiver.address();
+        out.println("bulk receiver: listening on " + at.getHostString() + ":" + at.getPort()
+                + (o.once() ? ", for one transfer" : "; Ctrl-C stops it"));
+        out.flush();
+        if (o.once()) {
+            ReceiveReport r = first.join();
+            receiver.close();
+            return r.succeeded() ? 0 : 1;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            receiver.close();
+            out.println("bulk receiver: stopped after " + receiver.bytesConsumed() + " bytes");
+            stopped.countDown();
+        }, "bulk-receiver-shutdown"));
+        receiver.onDispose().block();
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+
+    private static Consumer<String> prefixed(PrintStream out, String who) {
+        return line -> out.println(who + ": " + line);
+    }
+}
