@@ -1,13 +1,13 @@
 package io.reactiverdma.samples.bulk;
 
+import io.reactiverdma.samples.common.SampleMain;
 import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.samples.common.DeviceAddress;
-import io.reactiverdma.samples.common.UsageException;
 
+import java.util.List;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -29,43 +29,21 @@ public final class BulkTransfer {
     }
 
     public static void main(String[] args) {
-        int status = run(args, System.out, System.err);
-        System.out.flush();
-        System.exit(status);
+        SampleMain.exit(run(args, System.out, System.err));
     }
 
     /** Runs the command line {@code args}; returns the exit status. */
     static int run(String[] args, PrintStream out, PrintStream err) {
-        BulkOptions options;
-        try {
-            options = BulkOptions.parse(args);
-        } catch (UsageException e) {
-            err.println("bulk: " + e.getMessage());
-            err.println(BulkOptions.USAGE);
-            return 2;
-        }
-        try {
-            return switch (options.command()) {
-                case HELP -> {
-                    out.println(BulkOptions.USAGE);
-                    yield 0;
-                }
-                case DEMO -> demo(options, out, err);
-                case RECEIVE -> receive(options, out, err);
-                case SEND -> send(options, options.host(), options.port(), out, err);
-            };
-        } catch (BulkTransferException | RdmaException | DeviceAddress.NotFoundException e) {
-            // Typed failures: their message says it all.
-            err.println("bulk: FAILED: " + e.getClass().getSimpleName() + ": " + e.getMessage());
-            return 1;
-        } catch (IOException | UncheckedIOException e) {
-            err.println("bulk: FAILED: " + e);
-            return 1;
-        } catch (RuntimeException e) {
-            err.println("bulk: FAILED: " + e);
-            e.printStackTrace(err);
-            return 1;
-        }
+        return SampleMain.run("bulk", BulkOptions.USAGE, args, err, BulkOptions::parse, List.of(BulkTransferException.class, RdmaException.class),
+                options -> switch (options.command()) {
+                    case HELP -> {
+                        out.println(BulkOptions.USAGE);
+                        yield 0;
+                    }
+                    case DEMO -> demo(options, out, err);
+                    case RECEIVE -> receive(options, out, err);
+                    case SEND -> send(options, options.host(), options.port(), out, err);
+                });
     }
 
     /** Receiver and sender in this JVM on the device's address. */

@@ -1,9 +1,10 @@
 package io.reactiverdma.samples.echo;
 
+import io.reactiverdma.samples.common.SampleMain;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.samples.common.DeviceAddress;
-import io.reactiverdma.samples.common.UsageException;
 
+import java.util.List;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CountDownLatch;
@@ -24,38 +25,21 @@ public final class Echo {
     }
 
     public static void main(String[] args) {
-        int status = run(args, System.out, System.err);
-        System.out.flush();
-        System.exit(status);
+        SampleMain.exit(run(args, System.out, System.err));
     }
 
     /** Runs the command line {@code args}; returns the exit status. */
     static int run(String[] args, PrintStream out, PrintStream err) {
-        EchoOptions options;
-        try {
-            options = EchoOptions.parse(args);
-        } catch (UsageException e) {
-            err.println("echo: " + e.getMessage());
-            err.println(EchoOptions.USAGE);
-            return 2;
-        }
-        try {
-            switch (options.mode()) {
-                case HELP -> out.println(EchoOptions.USAGE);
-                case DEMO -> demo(options, out);
-                case SERVER -> server(options, out);
-                case CLIENT -> client(options, out);
-            }
-            return 0;
-        } catch (RdmaException | EchoException | DeviceAddress.NotFoundException e) {
-            // Typed failures: their message says it all.
-            err.println("echo: FAILED: " + e.getClass().getSimpleName() + ": " + e.getMessage());
-            return 1;
-        } catch (RuntimeException e) {
-            err.println("echo: FAILED: " + e);
-            e.printStackTrace(err);
-            return 1;
-        }
+        return SampleMain.run("echo", EchoOptions.USAGE, args, err, EchoOptions::parse, List.of(RdmaException.class, EchoException.class),
+                options -> {
+                    switch (options.mode()) {
+                        case HELP -> out.println(EchoOptions.USAGE);
+                        case DEMO -> demo(options, out);
+                        case SERVER -> server(options, out);
+                        case CLIENT -> client(options, out);
+                    }
+                    return 0;
+                });
     }
 
     /** Server and client in this JVM on the device's address; returns the client's round trips. */

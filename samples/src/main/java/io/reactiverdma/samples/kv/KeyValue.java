@@ -1,5 +1,6 @@
 package io.reactiverdma.samples.kv;
 
+import io.reactiverdma.samples.common.SampleMain;
 import io.reactiverdma.reactive.RdmaClient;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaOption;
@@ -37,37 +38,21 @@ public final class KeyValue {
     }
 
     public static void main(String[] args) {
-        int status = run(args, System.out, System.err);
-        System.out.flush();
-        System.exit(status);
+        SampleMain.exit(run(args, System.out, System.err));
     }
 
     /** Runs the command line {@code args}; returns the exit status. */
     static int run(String[] args, PrintStream out, PrintStream err) {
-        KvOptions options;
-        try {
-            options = KvOptions.parse(args);
-        } catch (UsageException e) {
-            err.println("kv: " + e.getMessage());
-            err.println(KvOptions.USAGE);
-            return 2;
-        }
-        try {
-            switch (options.mode()) {
-                case HELP -> out.println(KvOptions.USAGE);
-                case DEMO -> demo(options, out);
-                case SERVER -> server(options, out);
-                case CLIENT -> client(options, out);
-            }
-            return 0;
-        } catch (RdmaException | KvException | DemoFailure | DeviceAddress.NotFoundException e) {
-            err.println("kv: FAILED: " + e.getClass().getSimpleName() + ": " + e.getMessage());
-            return 1;
-        } catch (RuntimeException e) {
-            err.println("kv: FAILED: " + e);
-            e.printStackTrace(err);
-            return 1;
-        }
+        return SampleMain.run("kv", KvOptions.USAGE, args, err, KvOptions::parse, List.of(RdmaException.class, KvException.class, DemoFailure.class),
+                options -> {
+                    switch (options.mode()) {
+                        case HELP -> out.println(KvOptions.USAGE);
+                        case DEMO -> demo(options, out);
+                        case SERVER -> server(options, out);
+                        case CLIENT -> client(options, out);
+                    }
+                    return 0;
+                });
     }
 
     /** The demo saw something other than what it stored. */

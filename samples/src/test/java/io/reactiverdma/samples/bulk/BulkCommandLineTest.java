@@ -39,7 +39,7 @@ class BulkCommandLineTest {
     @Test
     void aMissingFileExitsOne() {
         assertEquals(1, run("send", "127.0.0.1", "--file", "/nonexistent/bulk-input"));
-        assertTrue(err().startsWith("bulk: FAILED: java.nio.file.NoSuchFileException"), err());
+        assertTrue(err().startsWith("bulk: FAILED: NoSuchFileException: /nonexistent/bulk-input"), err());
     }
 
     @Test
