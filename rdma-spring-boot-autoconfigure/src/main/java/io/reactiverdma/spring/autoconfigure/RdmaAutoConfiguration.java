@@ -52,11 +52,16 @@ public class RdmaAutoConfiguration {
                         "the server needs exactly one RdmaConnectionHandler bean (what to do with each connection), "
                                 + "found " + handler.stream().count());
             }
+            java.time.Duration bindTimeout = p.getBindTimeout();
+            if (bindTimeout == null || bindTimeout.isNegative() || bindTimeout.isZero()) {
+                throw new InvalidConfigurationPropertyValueException(RdmaProperties.PREFIX + ".server.bind-timeout",
+                        bindTimeout, "must be a positive duration (how long start-up waits for the server to listen)");
+            }
             RdmaServer server = RdmaTransportSettings.configure(RdmaServer.create(), p).handle(h);
             for (RdmaServerCustomizer c : customizers.orderedStream().toList()) {
                 server = c.customize(server);
             }
-            return server.bindNow(p.getBindTimeout());
+            return server.bindNow(bindTimeout);
         }
     }
 }

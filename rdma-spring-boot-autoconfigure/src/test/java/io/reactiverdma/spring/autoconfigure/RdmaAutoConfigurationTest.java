@@ -194,6 +194,18 @@ class RdmaAutoConfigurationTest {
     }
 
     @Test
+    void aBindTimeoutThatIsNotPositiveFailsNamingIt() {
+        runner.withBean(RdmaConnectionHandler.class, () -> conn -> Mono.empty())
+                .withPropertyValues("reactive-rdma.server.enabled=true", "reactive-rdma.server.host=10.77.0.1",
+                        "reactive-rdma.server.bind-timeout=0s")
+                .run(ctx -> {
+                    InvalidConfigurationPropertyValueException e = invalidProperty(ctx);
+                    assertThat(e.getName()).isEqualTo("reactive-rdma.server.bind-timeout");
+                    assertThat(e.getMessage()).contains("must be a positive duration");
+                });
+    }
+
+    @Test
     void anApplicationsOwnServerBeanWins() {
         DisposableRdmaServer own = new NotListeningServer();
         runner.withBean(DisposableRdmaServer.class, () -> own)
