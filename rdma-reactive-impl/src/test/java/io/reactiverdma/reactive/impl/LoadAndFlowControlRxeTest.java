@@ -108,7 +108,11 @@ class LoadAndFlowControlRxeTest {
         servers.add(server);
         RdmaClient client = RdmaClient.create().host(host()).port(server.port())
                 // 64 connections in one small VM: modest queues keep the pinned memory small.
-                .option(RdmaOption.RECEIVE_QUEUE_DEPTH, 16).option(RdmaOption.SEND_QUEUE_DEPTH, 16);
+                .option(RdmaOption.RECEIVE_QUEUE_DEPTH, 16).option(RdmaOption.SEND_QUEUE_DEPTH, 16)
+                // All 64 connect at once and each one's set-up is serial on the rdma_cm threads: under emulation
+                // the last one once took more than the default 10 s (CI run, 2026-11-23). This test is about
+                // concurrent exchanges, not connect latency.
+                .option(RdmaOption.CONNECT_TIMEOUT, java.time.Duration.ofSeconds(60));
         ConcurrentLinkedQueue<RdmaConnection> opened = new ConcurrentLinkedQueue<>();
         AtomicLong verified = new AtomicLong();
         Flux<Integer> all = Flux.range(0, connections).flatMap(i -> client.connect().flatMap(c -> {

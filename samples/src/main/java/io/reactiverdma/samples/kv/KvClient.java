@@ -230,7 +230,7 @@ public final class KvClient implements Disposable {
                     .flatMapMany(found -> found.slot.inlineValue() != null
                             ? Flux.fromIterable(chunks(found.slot.inlineValue(), chunkSizeBytes))
                             : readValue(found, chunkSizeBytes, true))
-                    .onErrorMap(ValueChanged.class, e -> new KvException(KvException.Reason.CONCURRENT_MODIFICATION,
+                    .onErrorMap(KvClient::changed, e -> new KvException(KvException.Reason.CONCURRENT_MODIFICATION,
                             "the value of '" + key + "' changed during the download"));
         });
     }
@@ -268,7 +268,7 @@ public final class KvClient implements Disposable {
     }
 
     /** Thrown inside a read when what it read was torn or changed: the read starts over. */
-    private static final class ValueChanged extends RuntimeException {
+    static final class ValueChanged extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
         ValueChanged() {
@@ -276,9 +276,18 @@ public final class KvClient implements Disposable {
         }
     }
 
+    /**
+     * True for {@link ValueChanged}, and for Reactor's composite of several: chunk READs run concurrently, and
+     * two that fail at once reach the subscriber as one {@code CompositeException}.
+     */
+    static boolean changed(Throwable e) {
+        java.util.List<Throwable> all = reactor.core.Exceptions.unwrapMultiple(e);
+        return !all.isEmpty() && all.stream().allMatch(ValueChanged.class::isInstance);
+    }
+
     private Retry retryChanged(String what) {
         return Retry.max(GET_ATTEMPTS - 1)
-                .filter(e -> e instanceof ValueChanged)
+                .filter(KvClient::changed)
                 .onRetryExhaustedThrow((spec, signal) -> new KvException(KvException.Reason.CONCURRENT_MODIFICATION,
                         what + " found the entry changing on each of " + GET_ATTEMPTS + " attempts"));
     }
