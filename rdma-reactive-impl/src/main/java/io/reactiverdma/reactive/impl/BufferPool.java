@@ -6,6 +6,7 @@ import io.reactiverdma.reactive.RdmaMemory;
 import io.reactiverdma.reactive.RegisteredBuffer;
 import io.reactiverdma.reactive.RemoteAccess;
 import io.reactiverdma.reactive.impl.EngineBuffer.Root;
+import io.reactiverdma.reactive.impl.verbs.Registration;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -27,17 +28,6 @@ final class BufferPool implements RdmaMemory {
     /** Registers memory: the PD in production, a fake in host tests. */
     interface Registrar {
         Registration register(ByteBuffer directBuffer, Set<RemoteAccess> remoteAccess);
-    }
-
-    /** One registration (an {@code ibv_mr}). */
-    interface Registration {
-        long address();
-
-        int lkey();
-
-        int rkey();
-
-        void deregister();
     }
 
     static final int MIN_CHUNK = 64;

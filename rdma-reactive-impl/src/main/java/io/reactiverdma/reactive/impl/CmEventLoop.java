@@ -1,10 +1,9 @@
 package io.reactiverdma.reactive.impl;
 
-import io.reactiverdma.cm.CmEvent;
 import io.reactiverdma.cm.CmEventType;
-import io.reactiverdma.cm.EventChannel;
-import io.reactiverdma.cm.RdmaCmId;
-import io.reactiverdma.verbs.WakeupFd;
+import io.reactiverdma.reactive.impl.verbs.CmChannel;
+import io.reactiverdma.reactive.impl.verbs.CmEventInfo;
+import io.reactiverdma.reactive.impl.verbs.CmId;
 
 import java.time.Duration;
 import java.util.Map;
@@ -20,30 +19,23 @@ import java.util.concurrent.TimeUnit;
  */
 final class CmEventLoop {
     interface Handler {
-        void onEvent(CmEvent event);
+        void onEvent(CmEventInfo event);
     }
 
-    private final EventChannel channel;
-    private final WakeupFd wakeup;
+    private final CmChannel channel;
     private final Map<Long, Handler> handlers = new ConcurrentHashMap<>();
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final Thread thread;
     private volatile boolean running = true;
 
-    CmEventLoop(String name) {
-        this.channel = EventChannel.create();
-        try {
-            this.wakeup = WakeupFd.create();
-        } catch (RuntimeException e) {
-            channel.close();
-            throw e;
-        }
+    CmEventLoop(CmChannel channel, String name) {
+        this.channel = channel;
         this.thread = new EngineThread(this::run, name);
         this.thread.setDaemon(true);
         this.thread.start();
     }
 
-    EventChannel channel() {
+    CmChannel channel() {
         return channel;
     }
 
@@ -51,19 +43,19 @@ final class CmEventLoop {
         return Thread.currentThread() == thread;
     }
 
-    void register(RdmaCmId id, Handler handler) {
-        handlers.put(id.address(), handler);
+    void register(CmId id, Handler handler) {
+        handlers.put(id.key(), handler);
     }
 
-    void unregister(RdmaCmId id) {
-        handlers.remove(id.address());
+    void unregister(CmId id) {
+        handlers.remove(id.key());
     }
 
     /** Runs {@code task} on the loop thread, after what was queued before it. */
     void execute(Runnable task) {
         tasks.offer(task);
         if (!inLoop()) {
-            wakeup.signal();
+            channel.wakeup();
         }
     }
 
@@ -90,11 +82,10 @@ final class CmEventLoop {
                 if (!tasks.isEmpty()) {
                     continue;
                 }
-                if (wakeup.awaitReadable(channel.fd(), TimeUnit.SECONDS.toNanos(1))) {
-                    CmEvent e;
-                    while ((e = channel.getEvent(Duration.ZERO)) != null) {
-                        dispatch(e);
-                    }
+                channel.await(TimeUnit.SECONDS.toNanos(1));
+                CmEventInfo e;
+                while ((e = channel.nextEvent()) != null) {
+                    dispatch(e);
                 }
             } catch (Throwable t) {
                 if (running) {
@@ -104,9 +95,9 @@ final class CmEventLoop {
         }
     }
 
-    private void dispatch(CmEvent e) {
-        RdmaCmId key = e.type() == CmEventType.CONNECT_REQUEST ? e.listenId() : e.id();
-        Handler h = key == null ? null : handlers.get(key.address());
+    private void dispatch(CmEventInfo e) {
+        CmId key = e.type() == CmEventType.CONNECT_REQUEST ? e.listenId() : e.id();
+        Handler h = key == null ? null : handlers.get(key.key());
         if (h == null) {
             if (e.type() == CmEventType.CONNECT_REQUEST && e.id() != null) {
                 // Nobody listens any more: refuse rather than leave the peer waiting.

@@ -1,5 +1,7 @@
 package io.reactiverdma.reactive.impl;
 
+import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
+import io.reactiverdma.reactive.impl.verbs.Registration;
 import io.reactiverdma.reactive.PollerIdleStrategy;
 
 import java.util.ArrayList;
@@ -18,12 +20,12 @@ import java.util.concurrent.TimeUnit;
  * <p>Nothing in the cycle allocates per completion: the source polls into a reused flyweight, the handler
  * is this object, and pending entries are preallocated.
  */
-final class CompletionPoller implements CompletionSource.Handler {
+final class CompletionPoller implements CompletionQueue.Handler {
     /** Longest sleep of an event-driven poller without events: a safety net, not a mechanism. */
     static final long MAX_SLEEP_NS = TimeUnit.SECONDS.toNanos(1);
 
     private final String name;
-    private final CompletionSource source;
+    private final CompletionQueue source;
     private final PendingOperations pending;
     private final boolean eventDriven;
     private final IdleStrategy idle;
@@ -40,7 +42,7 @@ final class CompletionPoller implements CompletionSource.Handler {
     private volatile boolean sleeping;
     private long completions;
 
-    CompletionPoller(String name, CompletionSource source, PendingOperations pending, PollerIdleStrategy strategy,
+    CompletionPoller(String name, CompletionQueue source, PendingOperations pending, PollerIdleStrategy strategy,
             EngineMetrics metrics) {
         this.name = name;
         this.source = source;

@@ -1,8 +1,8 @@
 package io.reactiverdma.reactive.impl;
 
 import io.reactiverdma.reactive.PollerIdleStrategy;
-import io.reactiverdma.verbs.CompletionQueue;
-import io.reactiverdma.verbs.VerbsContext;
+import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
+import io.reactiverdma.reactive.impl.verbs.Device;
 
 /**
  * A completion queue with its pending-operation table and its one poller thread. Connections reserve
@@ -19,11 +19,11 @@ final class CompletionQueueHandle {
     private int reserved;
     private boolean stopped;
 
-    CompletionQueueHandle(VerbsContext context, int entries, PollerIdleStrategy strategy, int batch,
+    CompletionQueueHandle(Device device, int entries, PollerIdleStrategy strategy, int batch,
             EngineMetrics metrics, String name, boolean shared, String key) {
         boolean events = strategy.kind() == PollerIdleStrategy.Kind.EVENT_DRIVEN;
-        VerbsCompletionSource source = new VerbsCompletionSource(context, entries, batch, events, name);
-        this.cq = source.cq();
+        CompletionQueue source = device.createCompletionQueue(entries, events, batch, name);
+        this.cq = source;
         this.capacity = entries;
         this.pending = new PendingOperations(entries);
         this.poller = new CompletionPoller(name, source, pending, strategy, metrics);

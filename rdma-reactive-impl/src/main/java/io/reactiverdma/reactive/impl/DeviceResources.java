@@ -5,11 +5,10 @@ import io.reactiverdma.reactive.PollerIdleStrategy;
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaTransportConfig;
 import io.reactiverdma.reactive.RemoteAccess;
+import io.reactiverdma.reactive.impl.verbs.Device;
+import io.reactiverdma.reactive.impl.verbs.ProtectionDomain;
+import io.reactiverdma.reactive.impl.verbs.Registration;
 import io.reactiverdma.verbs.AccessFlags;
-import io.reactiverdma.verbs.DeviceAttributes;
-import io.reactiverdma.verbs.MemoryRegion;
-import io.reactiverdma.verbs.ProtectionDomain;
-import io.reactiverdma.verbs.VerbsContext;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -31,22 +30,20 @@ final class DeviceResources {
     static final int SHARED_CQ_ENTRIES = 16384;
     private static final AtomicInteger POLLER_IDS = new AtomicInteger();
 
-    final VerbsContext context;
+    final Device context;
     final ProtectionDomain pd;
     final BufferPool pool;
     final ControlWords controlWords;
-    final DeviceAttributes attributes;
     private final Map<String, List<CompletionQueueHandle>> sharedCqs = new HashMap<>();
 
-    DeviceResources(VerbsContext context) {
+    DeviceResources(Device context) {
         this.context = context;
-        this.attributes = context.queryDevice();
-        this.pd = context.allocPd();
-        this.pool = new BufferPool(this::register, SLAB_SIZE, context.deviceName());
+        this.pd = context.allocateProtectionDomain();
+        this.pool = new BufferPool(this::register, SLAB_SIZE, context.name());
         this.controlWords = new ControlWords(pool);
     }
 
-    private BufferPool.Registration register(ByteBuffer buffer, Set<RemoteAccess> remote) {
+    private Registration register(ByteBuffer buffer, Set<RemoteAccess> remote) {
         int access = AccessFlags.LOCAL_WRITE;
         for (RemoteAccess a : remote) {
             access |= switch (a) {
@@ -55,28 +52,7 @@ final class DeviceResources {
                 case ATOMIC -> AccessFlags.REMOTE_ATOMIC;
             };
         }
-        MemoryRegion mr = pd.registerMemory(buffer, access);
-        return new BufferPool.Registration() {
-            @Override
-            public long address() {
-                return mr.address();
-            }
-
-            @Override
-            public int lkey() {
-                return mr.lkey();
-            }
-
-            @Override
-            public int rkey() {
-                return mr.rkey();
-            }
-
-            @Override
-            public void deregister() {
-                mr.close();
-            }
-        };
+        return pd.register(buffer, access);
     }
 
     /**
@@ -86,7 +62,7 @@ final class DeviceResources {
     CompletionQueueHandle acquireCq(RdmaTransportConfig config, int entries, EngineMetrics metrics) {
         PollerIdleStrategy strategy = config.option(RdmaOption.IDLE_STRATEGY);
         int batch = config.option(RdmaOption.POLL_BATCH_SIZE);
-        int maxCqe = Math.max(1, attributes.maxCqe());
+        int maxCqe = Math.max(1, context.maxCqe());
         if (entries > maxCqe) {
             throw new io.reactiverdma.reactive.InvalidRequestException(
                     io.reactiverdma.reactive.InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
@@ -94,7 +70,7 @@ final class DeviceResources {
         }
         if (config.option(RdmaOption.COMPLETION_QUEUE_MODE) == CompletionQueueMode.PER_CONNECTION) {
             CompletionQueueHandle h = new CompletionQueueHandle(context, entries, strategy, batch,
-                    metrics, "rdma-poller-" + POLLER_IDS.incrementAndGet() + "-" + context.deviceName(), false, null);
+                    metrics, "rdma-poller-" + POLLER_IDS.incrementAndGet() + "-" + context.name(), false, null);
             h.tryReserve(entries);
             return h;
         }
@@ -108,7 +84,7 @@ final class DeviceResources {
             }
             int size = Math.min(Math.max(SHARED_CQ_ENTRIES, entries), maxCqe);
             CompletionQueueHandle h = new CompletionQueueHandle(context, size, strategy, batch, metrics,
-                    "rdma-poller-" + POLLER_IDS.incrementAndGet() + "-" + context.deviceName() + "-shared", true, key);
+                    "rdma-poller-" + POLLER_IDS.incrementAndGet() + "-" + context.name() + "-shared", true, key);
             if (!h.tryReserve(entries)) {
                 h.stop();
                 throw new io.reactiverdma.reactive.InvalidRequestException(

@@ -1,7 +1,9 @@
 package io.reactiverdma.reactive.impl;
 
-import io.reactiverdma.cm.CmEvent;
-import io.reactiverdma.cm.RdmaCmId;
+import io.reactiverdma.reactive.impl.verbs.CmEventInfo;
+import io.reactiverdma.reactive.impl.verbs.CmId;
+import io.reactiverdma.reactive.impl.verbs.QpSpec;
+import io.reactiverdma.reactive.impl.verbs.QueuePair;
 import io.reactiverdma.reactive.ConnectionClosedException;
 import io.reactiverdma.reactive.ConnectionEvent;
 import io.reactiverdma.reactive.InvalidRequestException;
@@ -14,8 +16,6 @@ import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaTransportConfig;
 import io.reactiverdma.reactive.RegisteredBuffer;
 import io.reactiverdma.reactive.RemoteRegion;
-import io.reactiverdma.verbs.QpInitAttributes;
-import io.reactiverdma.verbs.QueuePair;
 import io.reactiverdma.verbs.ReceiveWorkRequests;
 import io.reactiverdma.verbs.SendFlags;
 import io.reactiverdma.verbs.SendWorkRequests;
@@ -70,7 +70,7 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
     enum State { CONNECTING, ESTABLISHED, CLOSING, CLOSED }
 
     private final CmEventLoop cm;
-    final RdmaCmId id;
+    final CmId id;
     /** Both set once established (on the rdma_cm thread), so they outlive the cm id. */
     private volatile InetSocketAddress localAddress;
     private volatile InetSocketAddress remoteAddress;
@@ -130,7 +130,7 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
      * Creates the QP on {@code id} (route resolved, or a CONNECT_REQUEST's id) and the receive buffers.
      * Called on the rdma_cm thread. On failure everything created here is released again.
      */
-    EngineConnection(CmEventLoop cm, RdmaCmId id, DeviceResources device,
+    EngineConnection(CmEventLoop cm, CmId id, DeviceResources device,
             RdmaTransportConfig config, boolean server) {
         this.cm = cm;
         this.id = id;
@@ -149,9 +149,8 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
         EngineBuffer[] buffers = new EngineBuffer[recvDepth];
         try {
             int askInline = Math.max(config.option(RdmaOption.MAX_INLINE_DATA), 8);
-            q = id.createQueuePair(device.pd, QpInitAttributes.rc(cqh.cq).maxSendWr(sqDepth).maxRecvWr(recvDepth)
-                    .maxSendSge(1).maxRecvSge(1).maxInlineData(askInline));
-            int grantedInline = q.capabilities().maxInlineData();
+            q = id.createQueuePair(device.pd, cqh.cq, new QpSpec(sqDepth, recvDepth, askInline));
+            int grantedInline = q.maxInlineData();
             this.inlineLimit = Math.min(config.option(RdmaOption.MAX_INLINE_DATA), grantedInline);
             // Credit updates are 8-byte inline WRITEs: inline means the value is copied at post time, so a
             // later update never races the device reading an earlier one.
@@ -227,7 +226,7 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
     }
 
     /** rdma_cm events for this connection's id once it is set up (rdma_cm thread). */
-    void onCmEvent(CmEvent e) {
+    void onCmEvent(CmEventInfo e) {
         ConnectionEvent.Type type = RdmaEngine.map(e.type());
         emit(new ConnectionEvent(type, e.status(), e.privateDataTrimmed(), remoteAddressOrNull()));
         switch (e.type()) {

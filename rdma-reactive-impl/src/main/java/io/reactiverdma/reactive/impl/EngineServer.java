@@ -1,9 +1,9 @@
 package io.reactiverdma.reactive.impl;
 
-import io.reactiverdma.cm.CmEvent;
 import io.reactiverdma.cm.CmEventType;
 import io.reactiverdma.cm.PortSpace;
-import io.reactiverdma.cm.RdmaCmId;
+import io.reactiverdma.reactive.impl.verbs.CmEventInfo;
+import io.reactiverdma.reactive.impl.verbs.CmId;
 import io.reactiverdma.natives.NativeCallException;
 import io.reactiverdma.reactive.ConnectionEvent;
 import io.reactiverdma.reactive.DisposableRdmaServer;
@@ -31,10 +31,11 @@ import static io.reactiverdma.natives.Errno.EINVAL;
 final class EngineServer implements DisposableRdmaServer {
     private static final int BACKLOG = 128;
 
+    private final RdmaEngine engine;
     private final CmEventLoop cm;
     private final RdmaTransportConfig config;
     private final Function<? super RdmaConnection, ? extends Publisher<Void>> handler;
-    private final RdmaCmId listener;
+    private final CmId listener;
     private final InetSocketAddress address;
     private final Set<EngineConnection> connections = ConcurrentHashMap.newKeySet();
     static final int CONNECTION_EVENTS_BUFFER = 4096;
@@ -43,12 +44,13 @@ final class EngineServer implements DisposableRdmaServer {
     private volatile boolean disposing;
 
     /** Binds and listens (rdma_cm thread). */
-    EngineServer(CmEventLoop cm, RdmaTransportConfig config,
+    EngineServer(RdmaEngine engine, CmEventLoop cm, RdmaTransportConfig config,
             Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
+        this.engine = engine;
         this.cm = cm;
         this.config = config;
         this.handler = handler;
-        RdmaCmId id = RdmaCmId.create(cm.channel(), PortSpace.TCP);
+        CmId id = cm.channel().createId(PortSpace.TCP);
         try {
             id.bind(RdmaEngine.address(config));
             id.listen(BACKLOG);
@@ -61,7 +63,7 @@ final class EngineServer implements DisposableRdmaServer {
         cm.register(id, this::onListenerEvent);
     }
 
-    private void onListenerEvent(CmEvent e) {
+    private void onListenerEvent(CmEventInfo e) {
         if (e.type() != CmEventType.CONNECT_REQUEST) {
             events.tryEmitNext(new ConnectionEvent(RdmaEngine.map(e.type()), e.status(), e.privateDataTrimmed(), null));
             if (e.type() == CmEventType.DEVICE_REMOVAL) {
@@ -71,7 +73,7 @@ final class EngineServer implements DisposableRdmaServer {
             }
             return;
         }
-        RdmaCmId child = e.id();
+        CmId child = e.id();
         InetSocketAddress peer = safePeer(child);
         events.tryEmitNext(new ConnectionEvent(ConnectionEvent.Type.CONNECT_REQUEST, e.status(),
                 e.privateDataTrimmed(), peer));
@@ -81,7 +83,7 @@ final class EngineServer implements DisposableRdmaServer {
         }
         EngineConnection c;
         try {
-            DeviceResources device = RdmaEngine.device(child.verbsContext());
+            DeviceResources device = engine.device(child.device());
             c = new EngineConnection(cm, child, device, config, true);
         } catch (RuntimeException ex) {
             EngineLog.error("server " + address + ": cannot set up a connection for " + peer + "; rejecting", ex);
@@ -114,7 +116,7 @@ final class EngineServer implements DisposableRdmaServer {
         try {
             // Plain peers (no offer) get no private data; framework peers get this side's answer.
             byte[] reply = offered != null ? c.offer().encode() : null;
-            child.accept(RdmaEngine.connParam(config, RdmaEngine.device(child.verbsContext()), reply));
+            child.accept(RdmaEngine.connParam(config, engine.device(child.device()), reply));
         } catch (NativeCallException ex) {
             if (ex.errno() == EINVAL) {
                 // What a peer that already gave up (its connect timed out, its id is gone) leaves behind: seen
@@ -131,7 +133,7 @@ final class EngineServer implements DisposableRdmaServer {
         }
     }
 
-    private static void reject(RdmaCmId child) {
+    private static void reject(CmId child) {
         try {
             child.reject(new byte[0]);
         } catch (RuntimeException ignored) {
@@ -141,7 +143,7 @@ final class EngineServer implements DisposableRdmaServer {
         }
     }
 
-    private static InetSocketAddress safePeer(RdmaCmId id) {
+    private static InetSocketAddress safePeer(CmId id) {
         try {
             return id.peerAddress();
         } catch (RuntimeException e) {

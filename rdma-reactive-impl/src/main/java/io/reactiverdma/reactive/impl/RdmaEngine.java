@@ -1,12 +1,8 @@
 package io.reactiverdma.reactive.impl;
 
-import io.reactiverdma.cm.CmEvent;
 import io.reactiverdma.cm.CmEventType;
-import io.reactiverdma.cm.ConnParam;
 import io.reactiverdma.cm.PortSpace;
-import io.reactiverdma.cm.RdmaCmId;
 import io.reactiverdma.natives.NativeCallException;
-import io.reactiverdma.natives.RdmaNative;
 import io.reactiverdma.reactive.ConnectionEvent;
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaConnectException;
@@ -14,8 +10,13 @@ import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.impl.verbs.CmEventInfo;
+import io.reactiverdma.reactive.impl.verbs.CmId;
+import io.reactiverdma.reactive.impl.verbs.ConnectSpec;
+import io.reactiverdma.reactive.impl.verbs.Device;
+import io.reactiverdma.reactive.impl.verbs.RdmaStack;
+import io.reactiverdma.reactive.impl.verbs.jna.JnaRdmaStack;
 import io.reactiverdma.reactive.spi.RdmaTransportProvider;
-import io.reactiverdma.verbs.VerbsContext;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
@@ -37,30 +38,33 @@ import java.util.function.Function;
  * through {@link java.util.ServiceLoader}.
  */
 public final class RdmaEngine implements RdmaTransportProvider {
-    private static final Object LOCK = new Object();
-    private static CmEventLoop cmLoop;
-    private static final Map<Long, DeviceResources> DEVICES = new ConcurrentHashMap<>();
+    private final RdmaStack stack;
+    private final Object lock = new Object();
+    private CmEventLoop cmLoop;
+    private final Map<Long, DeviceResources> devices = new ConcurrentHashMap<>();
 
-    /** For {@link java.util.ServiceLoader}. */
+    /** For {@link java.util.ServiceLoader}: the engine on rdma-core (libibverbs, librdmacm). */
     public RdmaEngine() {
+        this(new JnaRdmaStack());
     }
 
-    static CmEventLoop cm() {
-        synchronized (LOCK) {
+    /** An engine on {@code stack} (the loopback device in host tests). */
+    public RdmaEngine(RdmaStack stack) {
+        this.stack = java.util.Objects.requireNonNull(stack, "stack");
+    }
+
+    CmEventLoop cm() {
+        synchronized (lock) {
             if (cmLoop == null) {
-                try {
-                    RdmaNative.ensureAvailability();
-                } catch (RuntimeException e) {
-                    throw new RdmaException("RDMA is not usable here: " + e.getMessage(), e);
-                }
-                cmLoop = new CmEventLoop("rdma-cm-events");
+                stack.ensureAvailable();
+                cmLoop = new CmEventLoop(stack.openCmChannel(), "rdma-cm-events");
             }
             return cmLoop;
         }
     }
 
-    static DeviceResources device(VerbsContext context) {
-        return DEVICES.computeIfAbsent(context.address(), a -> new DeviceResources(context));
+    DeviceResources device(Device device) {
+        return devices.computeIfAbsent(device.key(), a -> new DeviceResources(device));
     }
 
     static ConnectionEvent.Type map(CmEventType t) {
@@ -82,12 +86,10 @@ public final class RdmaEngine implements RdmaTransportProvider {
         };
     }
 
-    static ConnParam connParam(RdmaTransportConfig config, DeviceResources device, byte[] privateData) {
-        int depth = Math.min(config.option(RdmaOption.READ_ATOMIC_DEPTH), Math.max(1, device.attributes.maxQpRdAtom()));
-        ConnParam p = ConnParam.create().responderResources(depth).initiatorDepth(depth)
-                .retryCount(config.option(RdmaOption.RETRY_COUNT))
-                .rnrRetryCount(config.option(RdmaOption.RNR_RETRY_COUNT));
-        return privateData == null ? p : p.privateData(privateData);
+    static ConnectSpec connParam(RdmaTransportConfig config, DeviceResources device, byte[] privateData) {
+        int depth = Math.min(config.option(RdmaOption.READ_ATOMIC_DEPTH), Math.max(1, device.context.maxQpRdAtom()));
+        return new ConnectSpec(depth, depth, config.option(RdmaOption.RETRY_COUNT),
+                config.option(RdmaOption.RNR_RETRY_COUNT), privateData);
     }
 
     static InetSocketAddress address(RdmaTransportConfig config) {
@@ -124,12 +126,12 @@ public final class RdmaEngine implements RdmaTransportProvider {
     }
 
     /** One connection attempt, driven by rdma_cm events on the event loop thread. */
-    private static final class ClientAttempt {
+    private final class ClientAttempt {
         private final CmEventLoop cm;
         private final RdmaTransportConfig config;
         private final MonoSink<RdmaConnection> sink;
         private final List<ConnectionEvent> early = new ArrayList<>();
-        private RdmaCmId id;
+        private CmId id;
         private EngineConnection connection;
         private InetSocketAddress destination;
         private boolean done;
@@ -152,7 +154,7 @@ public final class RdmaEngine implements RdmaTransportProvider {
         void start() {
             try {
                 destination = address(config);
-                id = RdmaCmId.create(cm.channel(), PortSpace.TCP);
+                id = cm.channel().createId(PortSpace.TCP);
                 cm.register(id, this::onEvent);
                 id.resolveAddress(null, destination, timeoutMs());
             } catch (RuntimeException e) {
@@ -161,7 +163,7 @@ public final class RdmaEngine implements RdmaTransportProvider {
             }
         }
 
-        private void onEvent(CmEvent e) {
+        private void onEvent(CmEventInfo e) {
             if (done) {
                 return;
             }
@@ -174,7 +176,7 @@ public final class RdmaEngine implements RdmaTransportProvider {
                     }
                     case ROUTE_RESOLVED -> {
                         early.add(event);
-                        DeviceResources device = device(id.verbsContext());
+                        DeviceResources device = device(id.device());
                         connection = new EngineConnection(cm, id, device, config, false);
                         early.forEach(connection::emit);
                         id.connect(connParam(config, device, connection.offer().encode()));
@@ -270,7 +272,7 @@ public final class RdmaEngine implements RdmaTransportProvider {
             CmEventLoop cm = cm();
             cm.execute(() -> {
                 try {
-                    sink.success(new EngineServer(cm, config, handler));
+                    sink.success(new EngineServer(this, cm, config, handler));
                 } catch (RuntimeException e) {
                     sink.error(e instanceof RdmaException ? e : new RdmaException("cannot listen on "
                             + config.host() + ":" + config.port() + ": " + e.getMessage(), e));

@@ -1,5 +1,7 @@
 package io.reactiverdma.reactive.impl;
 
+import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
+import io.reactiverdma.reactive.impl.verbs.Registration;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactiverdma.reactive.OperationType;
@@ -65,7 +67,7 @@ class CompletionPollerHostTest {
         };
     }
 
-    private CompletionPoller start(CompletionSource source, PendingOperations pending, PollerIdleStrategy strategy,
+    private CompletionPoller start(CompletionQueue source, PendingOperations pending, PollerIdleStrategy strategy,
             EngineMetrics m) {
         CompletionPoller p = new CompletionPoller("host-test-poller", source, pending, strategy, m);
         running.add(p);
@@ -73,7 +75,7 @@ class CompletionPollerHostTest {
         return p;
     }
 
-    private CompletionPoller start(CompletionSource source, PendingOperations pending, PollerIdleStrategy strategy) {
+    private CompletionPoller start(CompletionQueue source, PendingOperations pending, PollerIdleStrategy strategy) {
         return start(source, pending, strategy, metrics);
     }
 
@@ -439,7 +441,7 @@ class CompletionPollerHostTest {
      * Generates completions on the poller thread (taking entries as a connection would) and measures what
      * that thread allocates from the first measured poll to the last.
      */
-    static final class GeneratingSource implements CompletionSource {
+    static final class GeneratingSource implements CompletionQueue {
         private static volatile Object sink;
         private final com.sun.management.ThreadMXBean threads;
         private final PendingOperations pending;

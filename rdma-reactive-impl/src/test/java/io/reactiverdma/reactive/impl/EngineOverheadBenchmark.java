@@ -1,5 +1,7 @@
 package io.reactiverdma.reactive.impl;
 
+import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
+import io.reactiverdma.reactive.impl.verbs.Registration;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.OperationType;
@@ -39,7 +41,7 @@ import java.util.function.LongConsumer;
  * Host cost of the engine's own per-operation work around the two native calls, which cannot run here (no
  * RDMA device): {@code ibv_post_send} is left out after the work request is built, and {@code ibv_poll_cq}
  * is replaced by writing the completion into the {@link WorkCompletions} flyweight by hand (it is plain
- * direct memory), which the poller then reads exactly as {@link VerbsCompletionSource#poll} does. Run with
+ * direct memory), which the poller then reads exactly as {@link JnaCompletionQueue#poll} does. Run with
  * {@code -prof gc} for the allocation per operation ({@code gc.alloc.rate.norm}, B/op).
  * <ul>
  *   <li>{@link #pendingAcquireLookupFree}: the pending-operation table alone: acquire, lookup by wr_id,
@@ -281,11 +283,11 @@ public class EngineOverheadBenchmark {
     // ---------------------------------------------------------------------------------- host stand-ins
 
     /**
-     * VerbsCompletionSource without its CQ: {@link #poll} is VerbsCompletionSource.poll's loop over a
+     * JnaCompletionQueue without its CQ: {@link #poll} is JnaCompletionQueue.poll's loop over a
      * {@link WorkCompletions} flyweight, but the entries were written by {@link #completed} instead of by
      * ibv_poll_cq.
      */
-    static final class WorkCompletionsSource implements CompletionSource {
+    static final class WorkCompletionsSource implements CompletionQueue {
         private final WorkCompletions wcs;
         private int written;
 
@@ -308,7 +310,7 @@ public class EngineOverheadBenchmark {
 
         @Override
         public int poll(Handler handler) {
-            int n = written; // VerbsCompletionSource: int n = cq.poll(wcs);
+            int n = written; // JnaCompletionQueue: int n = cq.poll(wcs);
             written = 0;
             for (int i = 0; i < n; i++) {
                 handler.onCompletion(wcs.wrId(i), wcs.statusCode(i), wcs.opcodeCode(i), wcs.vendorErr(i),

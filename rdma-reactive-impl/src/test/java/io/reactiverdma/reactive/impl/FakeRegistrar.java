@@ -1,5 +1,7 @@
 package io.reactiverdma.reactive.impl;
 
+import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
+import io.reactiverdma.reactive.impl.verbs.Registration;
 import io.reactiverdma.reactive.RemoteAccess;
 
 import java.nio.ByteBuffer;
@@ -17,7 +19,7 @@ final class FakeRegistrar implements BufferPool.Registrar {
     static final long BASE_ADDRESS = 0x7f00_0000_0000L;
 
     /** One fake {@code ibv_mr}. */
-    static final class FakeRegistration implements BufferPool.Registration {
+    static final class FakeRegistration implements Registration {
         final ByteBuffer buffer;
         final Set<RemoteAccess> access;
         final long address;
@@ -66,7 +68,7 @@ final class FakeRegistrar implements BufferPool.Registrar {
     volatile RuntimeException failNextRegister;
 
     @Override
-    public synchronized BufferPool.Registration register(ByteBuffer directBuffer, Set<RemoteAccess> remoteAccess) {
+    public synchronized Registration register(ByteBuffer directBuffer, Set<RemoteAccess> remoteAccess) {
         RuntimeException f = failNextRegister;
         if (f != null) {
             failNextRegister = null;

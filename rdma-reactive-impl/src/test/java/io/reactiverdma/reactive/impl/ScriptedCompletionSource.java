@@ -1,5 +1,7 @@
 package io.reactiverdma.reactive.impl;
 
+import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
+import io.reactiverdma.reactive.impl.verbs.Registration;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
@@ -7,12 +9,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A {@link CompletionSource} that hands the poller completions a test scripted, batch by batch, and models
+ * A {@link CompletionQueue} that hands the poller completions a test scripted, batch by batch, and models
  * a CQ's one-shot notification: a completion raises an event only when it arrives while the CQ is armed.
  * It detects a lost wake-up: the poller going to sleep while a completion sits in the queue and no event
  * or wake-up is pending (nothing would ever wake it).
  */
-final class ScriptedCompletionSource implements CompletionSource {
+final class ScriptedCompletionSource implements CompletionQueue {
     /** One scripted work completion. */
     record Wc(long wrId, int status, int opcode, int vendorErr, int byteLen, int immData, int wcFlags) {
         static Wc success(long wrId, int byteLen) {

@@ -1,7 +1,7 @@
-package io.reactiverdma.reactive.impl;
+package io.reactiverdma.reactive.impl.verbs.jna;
 
+import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
 import io.reactiverdma.verbs.CompletionChannel;
-import io.reactiverdma.verbs.CompletionQueue;
 import io.reactiverdma.verbs.VerbsContext;
 import io.reactiverdma.verbs.WakeupFd;
 import io.reactiverdma.verbs.WorkCompletions;
@@ -10,17 +10,20 @@ import io.reactiverdma.verbs.WorkCompletions;
  * A real CQ, with a completion channel when the poller is event-driven. Polls into one reused
  * {@link WorkCompletions} flyweight: nothing is allocated per completion.
  */
-final class VerbsCompletionSource implements CompletionSource {
-    private final CompletionQueue cq;
+final class JnaCompletionQueue implements CompletionQueue {
+    private final io.reactiverdma.verbs.CompletionQueue cq;
     private final CompletionChannel channel;
     private final WakeupFd wakeup;
     private final WorkCompletions wcs;
     private int unacked;
 
-    VerbsCompletionSource(VerbsContext context, int entries, int batch, boolean events, String description) {
+    private final Runnable onClose;
+
+    JnaCompletionQueue(VerbsContext context, int entries, int batch, boolean events, Runnable onClose) {
+        this.onClose = onClose;
         CompletionChannel ch = null;
         WakeupFd w = null;
-        CompletionQueue q;
+        io.reactiverdma.verbs.CompletionQueue q;
         try {
             if (events) {
                 ch = context.createCompletionChannel();
@@ -42,7 +45,7 @@ final class VerbsCompletionSource implements CompletionSource {
         this.wcs = new WorkCompletions(batch);
     }
 
-    CompletionQueue cq() {
+    io.reactiverdma.verbs.CompletionQueue cq() {
         return cq;
     }
 
@@ -68,7 +71,7 @@ final class VerbsCompletionSource implements CompletionSource {
 
     @Override
     public boolean await(long timeoutNs) {
-        CompletionQueue got = channel.awaitEvent(timeoutNs, wakeup);
+        io.reactiverdma.verbs.CompletionQueue got = channel.awaitEvent(timeoutNs, wakeup);
         if (got == null) {
             return false;
         }
@@ -106,6 +109,7 @@ final class VerbsCompletionSource implements CompletionSource {
             if (wakeup != null) {
                 wakeup.close();
             }
+            onClose.run();
         }
     }
 }

@@ -1,0 +1,16 @@
+package io.reactiverdma.reactive.impl.verbs;
+
+import io.reactiverdma.verbs.AsyncEventType;
+
+import reactor.util.annotation.Nullable;
+
+/**
+ * One asynchronous device event ({@code struct ibv_async_event}), acknowledged.
+ *
+ * @param type  what happened
+ * @param port  the port of a port event, else -1
+ * @param qpNum the QP number of a QP event, else -1
+ * @param cq    the completion queue of a CQ event (one this stack created), else null
+ */
+public record AsyncEventInfo(AsyncEventType type, int port, int qpNum, @Nullable CompletionQueue cq) {
+}

@@ -1,0 +1,62 @@
+package io.reactiverdma.reactive.impl.verbs;
+
+import reactor.util.annotation.Nullable;
+
+import java.net.InetSocketAddress;
+
+/**
+ * An rdma_cm id ({@code struct rdma_cm_id}). Calls on one id are made by one thread (the engine's rdma_cm
+ * event loop), in order with its events. A failed call throws a runtime exception naming the call (the
+ * JNA side's {@code NativeCallException} carries the errno).
+ */
+public interface CmId {
+    /** A key unique among the live ids of this stack (the native pointer on the real stack). */
+    long key();
+
+    /** For logs: the call-site description of this id. */
+    String description();
+
+    void bind(InetSocketAddress local);
+
+    void listen(int backlog);
+
+    /** {@code rdma_resolve_addr}: ADDR_RESOLVED or ADDR_ERROR follows. */
+    void resolveAddress(@Nullable InetSocketAddress source, InetSocketAddress destination, int timeoutMs);
+
+    /** {@code rdma_resolve_route}: ROUTE_RESOLVED or ROUTE_ERROR follows. */
+    void resolveRoute(int timeoutMs);
+
+    /** The device this id is bound to (after address resolution, or a connect request's id). */
+    Device device();
+
+    /** {@code rdma_create_qp}: a queue pair on this id, both queues on {@code cq}. */
+    QueuePair createQueuePair(ProtectionDomain pd, CompletionQueue cq, QpSpec spec);
+
+    /** {@code rdma_destroy_qp}; idempotent. The device touches none of the QP's buffers afterwards. */
+    void destroyQueuePair();
+
+    /** {@code rdma_connect}: ESTABLISHED, REJECTED, UNREACHABLE or CONNECT_ERROR follows. */
+    void connect(ConnectSpec spec);
+
+    /** {@code rdma_accept} of a connect request's id. */
+    void accept(ConnectSpec spec);
+
+    /** {@code rdma_reject} with {@code privateData} for the peer. */
+    void reject(byte[] privateData);
+
+    /** {@code rdma_disconnect}: the QP moves to ERR (its posted work flushes) and the peer is told. */
+    void disconnect();
+
+    /** {@code rdma_destroy_id}; idempotent. */
+    void close();
+
+    boolean isClosed();
+
+    /** This side's address, or null when not bound yet. */
+    @Nullable
+    InetSocketAddress localAddress();
+
+    /** The peer's address, or null when not known. */
+    @Nullable
+    InetSocketAddress peerAddress();
+}

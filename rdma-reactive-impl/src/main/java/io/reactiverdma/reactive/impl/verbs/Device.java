@@ -1,0 +1,40 @@
+package io.reactiverdma.reactive.impl.verbs;
+
+import reactor.util.annotation.Nullable;
+
+/**
+ * An RDMA device as rdma_cm opened it ({@code struct ibv_context}): the engine allocates its protection
+ * domain and completion queues here and reads its asynchronous events. rdma_cm owns the context itself.
+ */
+public interface Device {
+    /** A key unique among this stack's devices (the context pointer on the real stack). */
+    long key();
+
+    /** The device name ("rxe0", "mlx5_0", "loopback0"). */
+    String name();
+
+    /** {@code max_cqe}: the largest completion queue. */
+    int maxCqe();
+
+    /** {@code max_qp_rd_atom}: RDMA READs/atomics a QP may have outstanding as target. */
+    int maxQpRdAtom();
+
+    /** {@code ibv_alloc_pd}. */
+    ProtectionDomain allocateProtectionDomain();
+
+    /**
+     * {@code ibv_create_cq} with {@code entries} entries, with a completion channel (and a wake-up) when
+     * {@code events}; {@code pollBatch} completions per poll.
+     */
+    CompletionQueue createCompletionQueue(int entries, boolean events, int pollBatch, String description);
+
+    /**
+     * The next asynchronous event ({@code ibv_get_async_event}, acknowledged), waiting at most
+     * {@code timeoutNs}; null when none arrived or {@link #wakeupAsyncEvents()} was called.
+     */
+    @Nullable
+    AsyncEventInfo awaitAsyncEvent(long timeoutNs);
+
+    /** Makes a thread in {@link #awaitAsyncEvent(long)} return now. Any thread. */
+    void wakeupAsyncEvents();
+}

@@ -1,0 +1,16 @@
+package io.reactiverdma.reactive.impl.verbs;
+
+import java.nio.ByteBuffer;
+
+/** A protection domain ({@code ibv_pd}): memory registrations and queue pairs belong to one. */
+public interface ProtectionDomain {
+    /**
+     * {@code ibv_reg_mr} of the whole of {@code directBuffer} (position 0 to capacity) with
+     * {@code accessFlags} ({@code io.reactiverdma.verbs.AccessFlags}). A system call that pins memory: slow
+     * for large buffers, so never called under a lock a poller needs.
+     */
+    Registration register(ByteBuffer directBuffer, int accessFlags);
+
+    /** {@code ibv_dealloc_pd}, after every registration and QP of it is gone. */
+    void close();
+}

@@ -1,0 +1,134 @@
+package io.reactiverdma.reactive.impl.verbs.jna;
+
+import io.reactiverdma.cm.ConnParam;
+import io.reactiverdma.cm.RdmaCmId;
+import io.reactiverdma.reactive.impl.verbs.CmId;
+import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
+import io.reactiverdma.reactive.impl.verbs.ConnectSpec;
+import io.reactiverdma.reactive.impl.verbs.Device;
+import io.reactiverdma.reactive.impl.verbs.ProtectionDomain;
+import io.reactiverdma.reactive.impl.verbs.QpSpec;
+import io.reactiverdma.reactive.impl.verbs.QueuePair;
+import io.reactiverdma.verbs.QpInitAttributes;
+
+import java.net.InetSocketAddress;
+
+final class JnaCmId implements CmId {
+    private final JnaRdmaStack stack;
+    private final JnaCmChannel channel;
+    final RdmaCmId id;
+    private final long key;
+
+    JnaCmId(JnaRdmaStack stack, JnaCmChannel channel, RdmaCmId id) {
+        this.stack = stack;
+        this.channel = channel;
+        this.id = id;
+        this.key = id.address();
+    }
+
+    @Override
+    public long key() {
+        return key;
+    }
+
+    @Override
+    public String description() {
+        return id.description();
+    }
+
+    @Override
+    public void bind(InetSocketAddress local) {
+        id.bind(local);
+    }
+
+    @Override
+    public void listen(int backlog) {
+        id.listen(backlog);
+    }
+
+    @Override
+    public void resolveAddress(InetSocketAddress source, InetSocketAddress destination, int timeoutMs) {
+        id.resolveAddress(source, destination, timeoutMs);
+    }
+
+    @Override
+    public void resolveRoute(int timeoutMs) {
+        id.resolveRoute(timeoutMs);
+    }
+
+    @Override
+    public Device device() {
+        return stack.device(id.verbsContext());
+    }
+
+    @Override
+    public QueuePair createQueuePair(ProtectionDomain pd, CompletionQueue cq, QpSpec spec) {
+        JnaCompletionQueue q = (JnaCompletionQueue) cq;
+        io.reactiverdma.verbs.QueuePair qp = id.createQueuePair(((JnaProtectionDomain) pd).pd,
+                QpInitAttributes.rc(q.cq()).maxSendWr(spec.maxSendWr()).maxRecvWr(spec.maxRecvWr())
+                        .maxSendSge(1).maxRecvSge(1).maxInlineData(spec.maxInlineData()));
+        return new JnaQueuePair(qp);
+    }
+
+    @Override
+    public void destroyQueuePair() {
+        id.destroyQueuePair();
+    }
+
+    private static ConnParam param(ConnectSpec spec) {
+        ConnParam p = ConnParam.create().responderResources(spec.responderResources())
+                .initiatorDepth(spec.initiatorDepth()).retryCount(spec.retryCount())
+                .rnrRetryCount(spec.rnrRetryCount());
+        return spec.privateData() == null ? p : p.privateData(spec.privateData());
+    }
+
+    @Override
+    public void connect(ConnectSpec spec) {
+        id.connect(param(spec));
+    }
+
+    @Override
+    public void accept(ConnectSpec spec) {
+        id.accept(param(spec));
+    }
+
+    @Override
+    public void reject(byte[] privateData) {
+        id.reject(privateData);
+    }
+
+    @Override
+    public void disconnect() {
+        id.disconnect();
+    }
+
+    @Override
+    public void close() {
+        channel.forget(this);
+        id.close();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return id.isClosed();
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return id.isClosed() ? null : id.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress peerAddress() {
+        try {
+            return id.isClosed() ? null : id.peerAddress();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return description();
+    }
+}

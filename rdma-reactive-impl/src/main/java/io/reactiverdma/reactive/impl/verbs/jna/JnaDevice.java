@@ -1,0 +1,101 @@
+package io.reactiverdma.reactive.impl.verbs.jna;
+
+import io.reactiverdma.reactive.impl.verbs.AsyncEventInfo;
+import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
+import io.reactiverdma.reactive.impl.verbs.Device;
+import io.reactiverdma.reactive.impl.verbs.ProtectionDomain;
+import io.reactiverdma.verbs.AsyncEvent;
+import io.reactiverdma.verbs.DeviceAttributes;
+import io.reactiverdma.verbs.VerbsContext;
+import io.reactiverdma.verbs.WakeupFd;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** A device context opened by librdmacm; its async events are read through its async fd and an eventfd. */
+final class JnaDevice implements Device {
+    final VerbsContext context;
+    private final DeviceAttributes attributes;
+    private final Map<Long, JnaCompletionQueue> cqs = new ConcurrentHashMap<>();
+    private volatile WakeupFd asyncWakeup;
+
+    JnaDevice(VerbsContext context) {
+        this.context = context;
+        this.attributes = context.queryDevice();
+    }
+
+    @Override
+    public long key() {
+        return context.address();
+    }
+
+    @Override
+    public String name() {
+        return context.deviceName();
+    }
+
+    @Override
+    public int maxCqe() {
+        return attributes.maxCqe();
+    }
+
+    @Override
+    public int maxQpRdAtom() {
+        return attributes.maxQpRdAtom();
+    }
+
+    @Override
+    public ProtectionDomain allocateProtectionDomain() {
+        return new JnaProtectionDomain(context.allocPd());
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(int entries, boolean events, int pollBatch, String description) {
+        JnaCompletionQueue q = new JnaCompletionQueue(context, entries, pollBatch, events, () -> forget());
+        cqs.put(q.cq().address(), q);
+        return q;
+    }
+
+    private void forget() {
+        cqs.values().removeIf(q -> q.cq().isClosed());
+    }
+
+    private WakeupFd asyncWakeup() {
+        WakeupFd w = asyncWakeup;
+        if (w == null) {
+            synchronized (this) {
+                w = asyncWakeup;
+                if (w == null) {
+                    w = WakeupFd.create();
+                    asyncWakeup = w;
+                }
+            }
+        }
+        return w;
+    }
+
+    @Override
+    public AsyncEventInfo awaitAsyncEvent(long timeoutNs) {
+        if (!asyncWakeup().awaitReadable(context.asyncFd(), timeoutNs)) {
+            return null;
+        }
+        AsyncEvent e = context.getAsyncEvent();
+        try {
+            int qpNum = e.queuePair() != null ? e.queuePair().qpNum() : -1;
+            JnaCompletionQueue cq = e.completionQueue() != null ? cqs.get(e.completionQueue().address()) : null;
+            return new AsyncEventInfo(e.type(), e.portNum(), qpNum, cq);
+        } finally {
+            context.ackAsyncEvent(e);
+        }
+    }
+
+    @Override
+    public void wakeupAsyncEvents() {
+        asyncWakeup().signal();
+    }
+
+    @Override
+    public String toString() {
+        return name();
+    }
+}
