@@ -1,9 +1,11 @@
 package io.reactiverdma.reactive.spi;
 
+import io.reactiverdma.reactive.DeviceEvent;
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaTransportConfig;
 import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.util.function.Function;
@@ -20,4 +22,10 @@ public interface RdmaTransportProvider {
     /** Binds as {@link io.reactiverdma.reactive.RdmaServer#bind()} documents. */
     Mono<DisposableRdmaServer> bind(RdmaTransportConfig config,
             Function<? super RdmaConnection, ? extends Publisher<Void>> handler);
+
+    /** The devices' events, as {@link io.reactiverdma.reactive.RdmaResources#deviceEvents()} documents. */
+    Flux<DeviceEvent> deviceEvents();
+
+    /** Releases everything, as {@link io.reactiverdma.reactive.RdmaResources#disposeLater()} documents. */
+    Mono<Void> shutdown();
 }

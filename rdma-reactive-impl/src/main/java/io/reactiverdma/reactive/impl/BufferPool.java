@@ -75,20 +75,23 @@ final class BufferPool implements RdmaMemory {
             chunkSize = MIN_CHUNK;
         }
         int sizeClass = Integer.numberOfTrailingZeros(chunkSize);
-        Chunk c;
-        synchronized (this) {
-            ensureOpen();
-            ArrayDeque<Chunk> q = free.get(sizeClass);
-            if (q.isEmpty()) {
-                carveSlab(chunkSize, q);
+        while (true) {
+            synchronized (this) {
+                ensureOpen();
+                ArrayDeque<Chunk> q = free.get(sizeClass);
+                if (!q.isEmpty()) {
+                    Chunk c = q.pop();
+                    pooledInUse += chunkSize;
+                    return new PooledBuffer(this, c, size);
+                }
             }
-            c = q.pop();
-            pooledInUse += chunkSize;
+            // No free chunk: register a new slab outside the monitor (ibv_reg_mr pins every page and is
+            // slow; pollers recycling buffers must not wait for it), then try again.
+            carveSlab(chunkSize);
         }
-        return new PooledBuffer(this, c, size);
     }
 
-    private void carveSlab(int chunkSize, ArrayDeque<Chunk> into) {
+    private void carveSlab(int chunkSize) {
         ByteBuffer slab = ByteBuffer.allocateDirect(slabSize).order(ByteOrder.nativeOrder());
         Registration r;
         try {
@@ -97,9 +100,16 @@ final class BufferPool implements RdmaMemory {
             throw new RdmaException("cannot register a " + slabSize + "-byte slab for the buffer pool of "
                     + description + ": " + e.getMessage(), e);
         }
-        slabs.add(r);
-        for (int off = 0; off < slabSize; off += chunkSize) {
-            into.add(new Chunk(slab, r, off, chunkSize));
+        synchronized (this) {
+            if (closed) {
+                r.deregister();
+                ensureOpen();
+            }
+            slabs.add(r);
+            ArrayDeque<Chunk> into = free.get(Integer.numberOfTrailingZeros(chunkSize));
+            for (int off = 0; off < slabSize; off += chunkSize) {
+                into.add(new Chunk(slab, r, off, chunkSize));
+            }
         }
     }
 
@@ -131,17 +141,23 @@ final class BufferPool implements RdmaMemory {
             access.add(Objects.requireNonNull(a, "remoteAccess element"));
         }
         ByteBuffer view = directBuffer.slice().order(ByteOrder.nativeOrder());
-        UserRegistration u;
         synchronized (this) {
             ensureOpen();
-            Registration r;
-            try {
-                r = registrar.register(view, access);
-            } catch (RuntimeException e) {
-                throw new RdmaException("cannot register " + view.capacity() + " bytes with " + access + " on "
-                        + description + ": " + e.getMessage(), e);
+        }
+        // Outside the monitor: ibv_reg_mr of a large region takes long, and pollers recycle under it.
+        Registration r;
+        try {
+            r = registrar.register(view, access);
+        } catch (RuntimeException e) {
+            throw new RdmaException("cannot register " + view.capacity() + " bytes with " + access + " on "
+                    + description + ": " + e.getMessage(), e);
+        }
+        UserRegistration u = new UserRegistration(this, view, r, Collections.unmodifiableSet(access));
+        synchronized (this) {
+            if (closed) {
+                r.deregister(); // closed meanwhile: nothing may outlive the pool
+                ensureOpen();
             }
-            u = new UserRegistration(this, view, r, Collections.unmodifiableSet(access));
             userRegistrations.add(u);
         }
         return u;

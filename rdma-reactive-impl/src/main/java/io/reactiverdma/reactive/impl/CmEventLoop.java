@@ -5,7 +5,6 @@ import io.reactiverdma.reactive.impl.verbs.CmChannel;
 import io.reactiverdma.reactive.impl.verbs.CmEventInfo;
 import io.reactiverdma.reactive.impl.verbs.CmId;
 
-import java.time.Duration;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -59,20 +58,25 @@ final class CmEventLoop {
         }
     }
 
-    /** Runs {@code task} on the loop thread after {@code delay} (a daemon timer thread hands it over). */
-    void schedule(Runnable task, Duration delay) {
-        // The engine's own timer, not a Reactor scheduler the application may shut down.
-        TIMER.schedule(() -> execute(task), delay.toNanos(), TimeUnit.NANOSECONDS);
+
+    /** Ends the loop after the tasks queued so far; the loop thread then destroys the channel. Any thread. */
+    void stop() {
+        execute(() -> running = false);
     }
 
-    private static final java.util.concurrent.ScheduledExecutorService TIMER =
-            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "rdma-cm-timer");
-                t.setDaemon(true);
-                return t;
-            });
-
     private void run() {
+        try {
+            loop();
+        } finally {
+            try {
+                channel.close();
+            } catch (Throwable t) {
+                EngineLog.error("rdma_cm event loop: destroying its event channel failed", t);
+            }
+        }
+    }
+
+    private void loop() {
         while (running) {
             try {
                 Runnable r;

@@ -1,60 +1,78 @@
 package io.reactiverdma.reactive.impl;
 
-import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
-import io.reactiverdma.reactive.impl.verbs.Registration;
 import io.reactiverdma.reactive.PollerIdleStrategy;
+import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
+import reactor.util.concurrent.Queues;
 
 import java.util.ArrayList;
 import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * The one thread that polls one completion queue and resolves each completion's pending operation by its
- * {@code wr_id}. Its duty cycle: poll a batch, run tasks handed to it, re-check connections that wait for
- * flow-control credits; then idle by the configured strategy. Event-driven idling arms the CQ, polls once
- * more (a completion that landed between the last poll and the arming raises no event) and only then
- * sleeps on the completion channel, until an event or a {@link #execute wake-up}.
+ * The agent that owns one completion queue and every connection on it: the only thread that polls the CQ
+ * and the only thread that reads or writes those connections' state. Other threads hand it work through
+ * {@link #execute}; work submitted from the poller thread itself runs inline (callers check
+ * {@link #inPollerThread()}).
  *
- * <p>Nothing in the cycle allocates per completion: the source polls into a reused flyweight, the handler
- * is this object, and pending entries are preallocated.
+ * <p>Its duty cycle is {@link #doWork()}: poll a batch, run handed-over tasks, re-read the credit words of
+ * connections waiting for credits; it returns the work done, and the idle strategy decides what to do with
+ * zero. Event-driven idling arms the CQ, polls once more (a completion between the last poll and the arming
+ * raises no event) and sleeps on the completion channel until an event or a {@link #execute wake-up}.
+ *
+ * <p><b>Supervision.</b> Any {@code Throwable} out of poll, arm or await (the device was disassociated,
+ * {@code ibv_poll_cq} failed, the CQ overflowed) ends polling for good: the poller marks itself
+ * {@link #failure() failed} (its CQ takes no new connections), tells every {@link PollerClient} on its
+ * thread, and then keeps running tasks only, so their close sequences still complete, until {@link #stop}.
+ * A failing task or completion handler is logged and does not end the thread.
+ *
+ * <p>Nothing in the cycle allocates per completion: the CQ polls into a reused flyweight, the handler is
+ * this object, and pending entries are preallocated.
  */
 final class CompletionPoller implements CompletionQueue.Handler {
+    /** {@link PollerClient#recheckCredits()} answers. */
+    static final int STILL_WAITING = 0;
+    static final int PROGRESSED = 1;
+    static final int DONE = 2;
     /** Longest sleep of an event-driven poller without events: a safety net, not a mechanism. */
     static final long MAX_SLEEP_NS = TimeUnit.SECONDS.toNanos(1);
+    /** Sleep between task checks once the CQ failed (tasks wake it earlier). */
+    private static final long FAILED_PARK_NS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final String name;
-    private final CompletionQueue source;
+    private final CompletionQueue cq;
     private final PendingOperations pending;
     private final boolean eventDriven;
     private final IdleStrategy idle;
     /** While some connection waits for credits, the poller re-reads credit words instead of sleeping. */
     private final IdleStrategy creditWaitIdle = new IdleStrategy.Backoff(20, 5, 1_000, 100_000);
     private final EngineMetrics metrics;
-    private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-    private final Queue<EngineConnection> newCreditWaiters = new ConcurrentLinkedQueue<>();
+    private final Queue<Runnable> tasks = Queues.<Runnable>unboundedMultiproducer().get();
+    private final Queue<PollerClient> newCreditWaiters = Queues.<PollerClient>unboundedMultiproducer().get();
     /** Poller-thread only. */
-    private final ArrayList<EngineConnection> creditWaiters = new ArrayList<>();
+    private final ArrayList<PollerClient> creditWaiters = new ArrayList<>();
+    private final java.util.Set<PollerClient> clients = ConcurrentHashMap.newKeySet();
     private final Thread thread;
-    private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile boolean sleeping;
+    private volatile Throwable failure;
+    /** The thread has ended: tasks handed over from now on run on the caller's thread (see {@link #execute}). */
+    private volatile boolean terminated;
     private long completions;
 
-    CompletionPoller(String name, CompletionQueue source, PendingOperations pending, PollerIdleStrategy strategy,
+    CompletionPoller(String name, CompletionQueue cq, PendingOperations pending, PollerIdleStrategy strategy,
             EngineMetrics metrics) {
         this.name = name;
-        this.source = source;
+        this.cq = cq;
         this.pending = pending;
         this.eventDriven = strategy.kind() == PollerIdleStrategy.Kind.EVENT_DRIVEN;
-        if (eventDriven && !source.supportsEvents()) {
-            throw new IllegalArgumentException("an event-driven poller needs a source with a completion channel");
+        if (eventDriven && !cq.supportsEvents()) {
+            throw new IllegalArgumentException("an event-driven poller needs a CQ with a completion channel");
         }
         this.idle = eventDriven ? null : IdleStrategy.of(strategy);
         this.metrics = metrics;
         this.thread = new EngineThread(this::run, name);
-        this.thread.setDaemon(true);
     }
 
     void start() {
@@ -73,22 +91,66 @@ final class CompletionPoller implements CompletionQueue.Handler {
         return Thread.currentThread() == thread;
     }
 
-    /** Runs {@code task} on the poller thread (soon; wakes it if it sleeps). */
+    /** Why polling stopped, or null while it runs. */
+    Throwable failure() {
+        return failure;
+    }
+
+    /** Runs {@code task} on the poller thread, after the tasks handed over before it (wakes it if it sleeps). */
     void execute(Runnable task) {
         tasks.offer(task);
-        wakeIfSleeping();
-    }
-
-    /** {@code connection} waits for credits: re-check it every cycle until it says it is done. */
-    void awaitCredits(EngineConnection connection) {
-        newCreditWaiters.offer(connection);
-        wakeIfSleeping();
-    }
-
-    private void wakeIfSleeping() {
-        if (sleeping) {
-            source.wakeup();
+        if (terminated) {
+            // Nobody owns the poller's connections any more (all closed): what still arrives, such as a
+            // message released after its connection closed, runs here, one caller at a time, in order.
+            synchronized (tasks) {
+                runTasks();
+            }
+        } else {
+            wake();
         }
+    }
+
+    /** Runs {@code task} now when called on the poller thread, else hands it over. */
+    void run(Runnable task) {
+        if (inPollerThread()) {
+            task.run();
+        } else {
+            execute(task);
+        }
+    }
+
+    /** {@code client} is owned by this poller from now on (told if polling fails). Any thread. */
+    void attach(PollerClient client) {
+        clients.add(client);
+        Throwable f = failure;
+        if (f != null) {
+            execute(() -> client.pollerFailed(f));
+        }
+    }
+
+    void detach(PollerClient client) {
+        clients.remove(client);
+    }
+
+    /** {@code client} waits for credits: re-check it every cycle until it says otherwise. */
+    void awaitCredits(PollerClient client) {
+        newCreditWaiters.offer(client);
+        wake();
+    }
+
+    /**
+     * Ends polling as if the CQ had failed with {@code cause} (an asynchronous CQ error event): the clients
+     * are failed on the poller thread. Any thread; idempotent.
+     */
+    void fail(Throwable cause) {
+        execute(() -> failPolling(cause));
+    }
+
+    private void wake() {
+        if (sleeping) {
+            cq.wakeup();
+        }
+        LockSupport.unpark(thread);
     }
 
     /** Completions handled so far (poller thread's count; approximate from other threads). */
@@ -96,44 +158,71 @@ final class CompletionPoller implements CompletionQueue.Handler {
         return completions;
     }
 
+    /** One duty cycle: returns the work done (completions, tasks, connections that could post again). */
+    int doWork() {
+        int work = 0;
+        if (failure == null) {
+            int n = cq.poll(this);
+            if (n > 0) {
+                completions += n;
+                metrics.pollBatch(n);
+                work += n;
+            }
+        }
+        work += runTasks();
+        if (failure == null) {
+            work += checkCreditWaiters();
+        }
+        return work;
+    }
+
     private void run() {
         try {
             while (running) {
-                int work = source.poll(this);
-                if (work > 0) {
-                    completions += work;
-                    metrics.pollBatch(work);
-                }
-                work += runTasks();
-                work += checkCreditWaiters();
-                if (work > 0) {
-                    if (idle != null) {
-                        idle.reset();
+                try {
+                    int work = doWork();
+                    if (failure != null) {
+                        if (work == 0) {
+                            LockSupport.parkNanos(this, FAILED_PARK_NS);
+                        }
+                        continue;
                     }
-                    creditWaitIdle.reset();
-                    continue;
-                }
-                if (!creditWaiters.isEmpty()) {
-                    creditWaitIdle.idle(0);
-                } else if (eventDriven) {
-                    sleep();
-                } else {
-                    idle.idle(0);
+                    idle(work);
+                } catch (Throwable t) {
+                    failPolling(t);
                 }
             }
-        } catch (Throwable t) {
-            EngineLog.error("completion poller " + name + " died", t);
         } finally {
-            stopped.countDown();
+            closeCq();
+            runTasks();
+            terminated = true;
+            synchronized (tasks) {
+                runTasks(); // a task handed over before it could see 'terminated'
+            }
+        }
+    }
+
+    private void idle(int work) {
+        if (work > 0) {
+            if (idle != null) {
+                idle.reset();
+            }
+            creditWaitIdle.reset();
+        } else if (!creditWaiters.isEmpty()) {
+            creditWaitIdle.idle(0);
+        } else if (eventDriven) {
+            sleep();
+        } else {
+            idle.idle(0);
         }
     }
 
     private void sleep() {
         sleeping = true;
         try {
-            source.arm();
+            cq.arm();
             // Poll once more after arming: a completion that arrived before the arm raises no event.
-            int n = source.poll(this);
+            int n = cq.poll(this);
             if (n > 0) {
                 completions += n;
                 metrics.pollBatch(n);
@@ -142,9 +231,28 @@ final class CompletionPoller implements CompletionQueue.Handler {
             if (!tasks.isEmpty() || !newCreditWaiters.isEmpty() || !running) {
                 return;
             }
-            source.await(MAX_SLEEP_NS);
+            cq.await(MAX_SLEEP_NS);
         } finally {
             sleeping = false;
+        }
+    }
+
+    /** Poller thread: polling is over; every client learns why and closes on this thread. */
+    private void failPolling(Throwable cause) {
+        if (failure != null) {
+            return;
+        }
+        failure = cause;
+        EngineLog.error("completion poller " + name + " failed; failing its " + clients.size()
+                + " connections (its tasks still run)", cause);
+        creditWaiters.clear();
+        newCreditWaiters.clear();
+        for (PollerClient c : clients.toArray(PollerClient[]::new)) {
+            try {
+                c.pollerFailed(cause);
+            } catch (Throwable t) {
+                EngineLog.error("completion poller " + name + ": failing " + c + " failed", t);
+            }
         }
     }
 
@@ -163,7 +271,7 @@ final class CompletionPoller implements CompletionQueue.Handler {
     }
 
     private int checkCreditWaiters() {
-        EngineConnection c;
+        PollerClient c;
         while ((c = newCreditWaiters.poll()) != null) {
             if (!creditWaiters.contains(c)) {
                 creditWaiters.add(c);
@@ -171,19 +279,19 @@ final class CompletionPoller implements CompletionQueue.Handler {
         }
         int progressed = 0;
         for (int i = creditWaiters.size() - 1; i >= 0; i--) {
-            EngineConnection w = creditWaiters.get(i);
+            PollerClient w = creditWaiters.get(i);
             int r;
             try {
                 r = w.recheckCredits();
             } catch (Throwable t) {
                 EngineLog.error("completion poller " + name + ": re-checking credits of " + w + " failed", t);
-                r = EngineConnection.DONE;
+                r = DONE;
             }
-            if (r != EngineConnection.STILL_WAITING) {
+            if (r != STILL_WAITING) {
                 creditWaiters.set(i, creditWaiters.get(creditWaiters.size() - 1));
                 creditWaiters.remove(creditWaiters.size() - 1);
             }
-            if (r == EngineConnection.PROGRESSED) {
+            if (r == PROGRESSED) {
                 progressed++;
             }
         }
@@ -198,55 +306,36 @@ final class CompletionPoller implements CompletionQueue.Handler {
             return;
         }
         CompletionTarget target = e.connection;
-        Operation op = e.operation; // the target frees the entry first: keep what to fail if it then throws
         try {
             target.onCompletion(e, status, opcode, vendorErr, byteLen, immData, wcFlags);
         } catch (Throwable t) {
             // One connection's failure (or a subscriber that threw from onNext) must not end the thread that
             // every other connection on this CQ depends on.
             EngineLog.error("completion poller " + name + ": handling the completion of wr_id 0x"
-                    + Long.toHexString(wrId) + " failed; closing its connection", t);
-            pending.freeIfCurrent(e, wrId); // if the target threw before freeing it
-            if (op != null) { // fails it unless it was signalled already (then holds are already dropped)
-                op.fail(new io.reactiverdma.reactive.RdmaException("handling the completion failed: " + t, t));
-            }
-            if (target instanceof EngineConnection c) {
-                c.close(new io.reactiverdma.reactive.RdmaException(c + ": handling a completion failed: " + t, t));
-            }
+                    + Long.toHexString(wrId) + " failed; failing its connection", t);
+            target.completionHandlingFailed(e, wrId, t);
         }
     }
 
     /**
-     * Stops the thread, waits for it (unless called on it) and closes the source. Pending operations
-     * must have been drained by their connections first.
+     * Stops the thread without waiting for it: the poller closes its CQ itself once its loop has returned
+     * (every QP on the CQ was destroyed before). Any thread; idempotent.
      */
     void stop() {
         running = false;
-        source.wakeup();
-        if (!inPollerThread()) {
-            try {
-                if (!stopped.await(10, TimeUnit.SECONDS)) {
-                    EngineLog.error("completion poller " + name + " did not stop within 10 s", null);
-                    return; // do not free a CQ a live thread polls
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            source.close();
-        } else {
-            // Closing from the poller itself: free the source once the loop has returned.
-            tasks.clear();
-            Thread closer = new Thread(() -> {
-                try {
-                    stopped.await();
-                    source.close();
-                } catch (InterruptedException ignored) {
-                    Thread.currentThread().interrupt();
-                }
-            }, name + "-close");
-            closer.setDaemon(true);
-            closer.start();
+        wake();
+    }
+
+    /** True once the thread has ended (and closed its CQ). */
+    boolean isStopped() {
+        return !thread.isAlive() && thread.getState() != Thread.State.NEW;
+    }
+
+    private void closeCq() {
+        try {
+            cq.close();
+        } catch (Throwable t) {
+            EngineLog.error("completion poller " + name + ": destroying its CQ failed", t);
         }
     }
 }

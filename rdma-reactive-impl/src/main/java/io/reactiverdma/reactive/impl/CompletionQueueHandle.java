@@ -32,8 +32,9 @@ final class CompletionQueueHandle {
         poller.start();
     }
 
+    /** Reserves entries for a connection; never on a stopped CQ or one whose poller failed. */
     synchronized boolean tryReserve(int entries) {
-        if (stopped || reserved + entries > capacity) {
+        if (stopped || poller.failure() != null || reserved + entries > capacity) {
             return false;
         }
         reserved += entries;
@@ -54,7 +55,10 @@ final class CompletionQueueHandle {
         return capacity;
     }
 
-    /** Stops the poller and destroys the CQ (after every QP using it was destroyed). */
+    /**
+     * Stops the poller, which then destroys the CQ itself (after every QP using it was destroyed). Does not
+     * wait: safe under locks and on the poller thread.
+     */
     void stop() {
         synchronized (this) {
             if (stopped) {

@@ -6,4 +6,11 @@ package io.reactiverdma.reactive.impl;
  */
 interface CompletionTarget {
     void onCompletion(PendingOperation p, int status, int opcode, int vendorErr, int byteLen, int imm, int wcFlags);
+
+    /**
+     * {@link #onCompletion} threw {@code error} for the entry that held {@code wrId}: free it if it was not
+     * freed, fail what it stood for, and close. Poller thread.
+     */
+    default void completionHandlingFailed(PendingOperation p, long wrId, Throwable error) {
+    }
 }

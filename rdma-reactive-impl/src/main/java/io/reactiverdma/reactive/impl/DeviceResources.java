@@ -35,12 +35,81 @@ final class DeviceResources {
     final BufferPool pool;
     final ControlWords controlWords;
     private final Map<String, List<CompletionQueueHandle>> sharedCqs = new HashMap<>();
+    /** Every CQ handle of this device (shared or not), for async CQ errors and for closing. */
+    private final Set<CompletionQueueHandle> allCqs = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Live connections by QP number, for async QP errors. */
+    private final Map<Integer, EngineConnection> connections = new java.util.concurrent.ConcurrentHashMap<>();
+    private AsyncEventReader asyncEvents;
+    private volatile Runnable removed;
 
     DeviceResources(Device context) {
         this.context = context;
         this.pd = context.allocateProtectionDomain();
         this.pool = new BufferPool(this::register, SLAB_SIZE, context.name());
         this.controlWords = new ControlWords(pool);
+    }
+
+    /** Starts reading the device's async events (once the engine keeps these resources). */
+    void startAsyncEvents(java.util.function.Consumer<io.reactiverdma.reactive.DeviceEvent> publish, Runnable fatal,
+            Runnable removed) {
+        this.removed = removed;
+        asyncEvents = new AsyncEventReader(context, this, publish, fatal);
+        asyncEvents.start();
+    }
+
+    /** rdma_cm reported DEVICE_REMOVAL on one of the device's ids: the engine retires the device. */
+    void removed() {
+        Runnable r = removed;
+        if (r != null) {
+            r.run();
+        }
+    }
+
+    void register(int qpNum, EngineConnection c) {
+        connections.put(qpNum, c);
+    }
+
+    void unregister(int qpNum, EngineConnection c) {
+        connections.remove(qpNum, c);
+    }
+
+    EngineConnection connectionOf(int qpNum) {
+        return connections.get(qpNum);
+    }
+
+    java.util.Collection<EngineConnection> connections() {
+        return connections.values();
+    }
+
+    CompletionQueueHandle handleOf(io.reactiverdma.reactive.impl.verbs.CompletionQueue cq) {
+        for (CompletionQueueHandle h : allCqs) {
+            if (h.cq == cq) {
+                return h;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Releases what the device's connections shared, after every one of them closed: stops the async event
+     * reader and any poller left, deregisters the pool's memory and frees the protection domain.
+     */
+    void close() {
+        if (asyncEvents != null) {
+            asyncEvents.stop();
+        }
+        for (CompletionQueueHandle h : allCqs) {
+            h.stop();
+        }
+        try {
+            pool.close();
+        } finally {
+            try {
+                pd.close();
+            } catch (RuntimeException e) {
+                EngineLog.error(context.name() + ": ibv_dealloc_pd failed", e);
+            }
+        }
     }
 
     private Registration register(ByteBuffer buffer, Set<RemoteAccess> remote) {
@@ -72,6 +141,7 @@ final class DeviceResources {
             CompletionQueueHandle h = new CompletionQueueHandle(context, entries, strategy, batch,
                     metrics, "rdma-poller-" + POLLER_IDS.incrementAndGet() + "-" + context.name(), false, null);
             h.tryReserve(entries);
+            allCqs.add(h);
             return h;
         }
         String key = strategy + "/" + batch + (config.metrics() ? "/metrics" : "");
@@ -92,6 +162,7 @@ final class DeviceResources {
                         "send plus receive queue depth (" + entries + ") exceeds the device's max_cqe (" + maxCqe + ")");
             }
             list.add(h);
+            allCqs.add(h);
             return h;
         }
     }
@@ -104,6 +175,7 @@ final class DeviceResources {
     void releaseCq(CompletionQueueHandle h, int entries) {
         if (!h.shared) {
             h.unreserve(entries);
+            allCqs.remove(h);
             h.stop();
             return;
         }
@@ -113,7 +185,8 @@ final class DeviceResources {
                 if (list != null) {
                     list.remove(h);
                 }
-                h.stop(); // under the lock: no acquireCq can pick it meanwhile
+                allCqs.remove(h);
+                h.stop(); // under the lock (it does not wait): no acquireCq can pick it meanwhile
             }
         }
     }

@@ -41,7 +41,7 @@ final class EngineServer implements DisposableRdmaServer {
     static final int CONNECTION_EVENTS_BUFFER = 4096;
     private final Sinks.Many<ConnectionEvent> events = Sinks.many().multicast().directBestEffort();
     private final Sinks.Empty<Void> disposed = Sinks.empty();
-    private volatile boolean disposing;
+    private final java.util.concurrent.atomic.AtomicBoolean disposing = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** Binds and listens (rdma_cm thread). */
     EngineServer(RdmaEngine engine, CmEventLoop cm, RdmaTransportConfig config,
@@ -65,7 +65,7 @@ final class EngineServer implements DisposableRdmaServer {
 
     private void onListenerEvent(CmEventInfo e) {
         if (e.type() != CmEventType.CONNECT_REQUEST) {
-            events.tryEmitNext(new ConnectionEvent(RdmaEngine.map(e.type()), e.status(), e.privateDataTrimmed(), null));
+            publish(new ConnectionEvent(CmEvents.map(e.type()), e.status(), e.privateDataTrimmed(), null));
             if (e.type() == CmEventType.DEVICE_REMOVAL) {
                 // The listening id's device is gone: this server cannot accept anything any more.
                 EngineLog.warn("server " + address + ": its RDMA device was removed; disposing the server");
@@ -75,9 +75,9 @@ final class EngineServer implements DisposableRdmaServer {
         }
         CmId child = e.id();
         InetSocketAddress peer = safePeer(child);
-        events.tryEmitNext(new ConnectionEvent(ConnectionEvent.Type.CONNECT_REQUEST, e.status(),
+        publish(new ConnectionEvent(ConnectionEvent.Type.CONNECT_REQUEST, e.status(),
                 e.privateDataTrimmed(), peer));
-        if (disposing) {
+        if (disposing.get()) {
             reject(child);
             return;
         }
@@ -93,7 +93,8 @@ final class EngineServer implements DisposableRdmaServer {
         Negotiation offered = Negotiation.decode(e.privateData());
         c.applyPeerOffer(offered);
         c.emit(new ConnectionEvent(ConnectionEvent.Type.CONNECT_REQUEST, e.status(), e.privateDataTrimmed(), peer));
-        c.setEventListener(events::tryEmitNext);
+        c.setEventListener(this::publish);
+        engine.track(c);
         connections.add(c);
         c.onDispose().subscribe(null, null, () -> connectionClosed(c));
         cm.register(child, c::onCmEvent);
@@ -111,6 +112,17 @@ final class EngineServer implements DisposableRdmaServer {
                 // it will see a timeout instead
             }
             c.dispose();
+            return;
+        }
+        // Accept once the tasks the handler handed to the connection's poller (receive() and its first
+        // request, so receives are posted) have run: the peer may send as soon as it is accepted.
+        c.poller.execute(() -> cm.execute(() -> accept(c, child, offered, peer)));
+    }
+
+    /** rdma_cm thread. */
+    private void accept(EngineConnection c, CmId child, Negotiation offered, InetSocketAddress peer) {
+        if (c.isDisposed()) {
+            reject(child, false); // the handler closed it already: the peer hears now, the close destroys the id
             return;
         }
         try {
@@ -133,13 +145,26 @@ final class EngineServer implements DisposableRdmaServer {
         }
     }
 
+    /** Server-level events come from the rdma_cm thread and from each connection's poller: one at a time. */
+    private void publish(ConnectionEvent e) {
+        synchronized (events) {
+            events.tryEmitNext(e);
+        }
+    }
+
     private static void reject(CmId child) {
+        reject(child, true);
+    }
+
+    private static void reject(CmId child, boolean destroy) {
         try {
             child.reject(new byte[0]);
         } catch (RuntimeException ignored) {
             // the peer sees a timeout instead
         } finally {
-            child.close();
+            if (destroy) {
+                child.close();
+            }
         }
     }
 
@@ -153,7 +178,7 @@ final class EngineServer implements DisposableRdmaServer {
 
     private void connectionClosed(EngineConnection c) {
         connections.remove(c);
-        if (disposing && connections.isEmpty()) {
+        if (disposing.get() && connections.isEmpty()) {
             finish();
         }
     }
@@ -182,15 +207,14 @@ final class EngineServer implements DisposableRdmaServer {
 
     @Override
     public boolean isDisposed() {
-        return disposing;
+        return disposing.get();
     }
 
     @Override
     public void dispose() {
-        if (disposing) {
-            return;
+        if (!disposing.compareAndSet(false, true)) {
+            return; // one caller tears down
         }
-        disposing = true;
         cm.execute(() -> {
             cm.unregister(listener);
             listener.close();
@@ -203,7 +227,9 @@ final class EngineServer implements DisposableRdmaServer {
     }
 
     private void finish() {
-        events.tryEmitComplete();
+        synchronized (events) {
+            events.tryEmitComplete();
+        }
         disposed.tryEmitEmpty();
     }
 

@@ -11,7 +11,7 @@ import reactor.core.publisher.MonoSink;
  * to signal. Holds are taken when it is created and dropped exactly once ({@link #releaseHolds()}), after
  * its completion or flush, or when it is refused or cancelled before being posted.
  */
-final class Operation {
+final class Operation implements Runnable {
     final OperationType type;
     final MonoSink<Object> sink;
     /** The local data (source of a send/WRITE, target of a READ, atomic result word); held. */
@@ -24,12 +24,15 @@ final class Operation {
     final long compareAdd;
     final long swap;
     final int immediate;
+    /** The queue the operation goes to: {@link #run()} submits it there, on the connection's poller thread. */
+    private final SendQueue queue;
     volatile boolean cancelled;
     private boolean holdsReleased;
     private boolean signalled;
 
-    Operation(OperationType type, MonoSink<Object> sink, EngineBuffer local, boolean ownsLocal, int length,
-            long remoteAddress, int rkey, long compareAdd, long swap, int immediate) {
+    Operation(SendQueue queue, OperationType type, MonoSink<Object> sink, EngineBuffer local, boolean ownsLocal,
+            int length, long remoteAddress, int rkey, long compareAdd, long swap, int immediate) {
+        this.queue = queue;
         this.type = type;
         this.sink = sink;
         this.local = local;
@@ -40,6 +43,12 @@ final class Operation {
         this.compareAdd = compareAdd;
         this.swap = swap;
         this.immediate = immediate;
+    }
+
+    /** The hand-over task: queues the operation on its connection's poller thread (no allocation for it). */
+    @Override
+    public void run() {
+        queue.submit(this);
     }
 
     /** True for the operations that consume one of the peer's posted receives (so one credit). */

@@ -1,26 +1,22 @@
 package io.reactiverdma.reactive.impl;
 
-import io.reactiverdma.cm.CmEventType;
-import io.reactiverdma.cm.PortSpace;
-import io.reactiverdma.natives.NativeCallException;
 import io.reactiverdma.reactive.ConnectionEvent;
+import io.reactiverdma.reactive.DeviceEvent;
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaConnectException;
 import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaTransportConfig;
-import io.reactiverdma.reactive.impl.verbs.CmEventInfo;
-import io.reactiverdma.reactive.impl.verbs.CmId;
 import io.reactiverdma.reactive.impl.verbs.ConnectSpec;
 import io.reactiverdma.reactive.impl.verbs.Device;
 import io.reactiverdma.reactive.impl.verbs.RdmaStack;
 import io.reactiverdma.reactive.impl.verbs.jna.JnaRdmaStack;
 import io.reactiverdma.reactive.spi.RdmaTransportProvider;
 import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.MonoSink;
-import reactor.core.scheduler.Schedulers;
+import reactor.core.publisher.Sinks;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -29,19 +25,28 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
- * The engine: one rdma_cm event loop for the JVM and one {@link DeviceResources} per RDMA device, created on
- * first use and kept for the life of the JVM (like Reactor Netty's global loop resources). Found by the API
- * through {@link java.util.ServiceLoader}.
+ * The provider: connect, bind, the devices' events and shutdown, over one {@link RdmaStack}. It keeps the
+ * engine's shared resources (one rdma_cm event loop, per device a {@link DeviceResources}), created on first
+ * use and released by {@link #shutdown()} (or, for one device, when it fails or is removed). Found by the
+ * API through {@link java.util.ServiceLoader}.
  */
 public final class RdmaEngine implements RdmaTransportProvider {
+    /** How long shutdown waits for connections and servers to close before it releases what is left. */
+    static final Duration SHUTDOWN_CLOSE_TIMEOUT = Duration.ofSeconds(10);
+
     private final RdmaStack stack;
     private final Object lock = new Object();
     private CmEventLoop cmLoop;
     private final Map<Long, DeviceResources> devices = new ConcurrentHashMap<>();
+    private final Set<EngineConnection> connections = ConcurrentHashMap.newKeySet();
+    private final Set<EngineServer> servers = ConcurrentHashMap.newKeySet();
+    private final Sinks.Many<DeviceEvent> deviceEvents = Sinks.many().multicast().directBestEffort();
 
     /** For {@link java.util.ServiceLoader}: the engine on rdma-core (libibverbs, librdmacm). */
     public RdmaEngine() {
@@ -50,7 +55,7 @@ public final class RdmaEngine implements RdmaTransportProvider {
 
     /** An engine on {@code stack} (the loopback device in host tests). */
     public RdmaEngine(RdmaStack stack) {
-        this.stack = java.util.Objects.requireNonNull(stack, "stack");
+        this.stack = Objects.requireNonNull(stack, "stack");
     }
 
     CmEventLoop cm() {
@@ -63,27 +68,55 @@ public final class RdmaEngine implements RdmaTransportProvider {
         }
     }
 
+    /** The resources of {@code device}, created on first use (rdma_cm thread). */
     DeviceResources device(Device device) {
-        return devices.computeIfAbsent(device.key(), a -> new DeviceResources(device));
+        return devices.computeIfAbsent(device.key(), k -> {
+            DeviceResources r = new DeviceResources(device);
+            r.startAsyncEvents(this::publish, () -> retire(device.key(), DeviceEvent.Type.DEVICE_FATAL),
+                    () -> retire(device.key(), DeviceEvent.Type.DEVICE_REMOVED));
+            return r;
+        });
     }
 
-    static ConnectionEvent.Type map(CmEventType t) {
-        return switch (t) {
-            case ADDR_RESOLVED -> ConnectionEvent.Type.ADDRESS_RESOLVED;
-            case ADDR_ERROR -> ConnectionEvent.Type.ADDRESS_ERROR;
-            case ROUTE_RESOLVED -> ConnectionEvent.Type.ROUTE_RESOLVED;
-            case ROUTE_ERROR -> ConnectionEvent.Type.ROUTE_ERROR;
-            case CONNECT_REQUEST -> ConnectionEvent.Type.CONNECT_REQUEST;
-            case CONNECT_RESPONSE, ESTABLISHED -> ConnectionEvent.Type.ESTABLISHED;
-            case CONNECT_ERROR, MULTICAST_ERROR -> ConnectionEvent.Type.CONNECT_ERROR;
-            case UNREACHABLE -> ConnectionEvent.Type.UNREACHABLE;
-            case REJECTED -> ConnectionEvent.Type.REJECTED;
-            case DISCONNECTED -> ConnectionEvent.Type.DISCONNECTED;
-            case DEVICE_REMOVAL -> ConnectionEvent.Type.DEVICE_REMOVAL;
-            case ADDR_CHANGE -> ConnectionEvent.Type.ADDRESS_CHANGE;
-            case TIMEWAIT_EXIT -> ConnectionEvent.Type.TIMEWAIT_EXIT;
-            case MULTICAST_JOIN -> ConnectionEvent.Type.ESTABLISHED;
-        };
+    private void publish(DeviceEvent e) {
+        synchronized (deviceEvents) {
+            deviceEvents.tryEmitNext(e);
+        }
+    }
+
+    /** A connection exists (connecting or accepted): shutdown closes it. */
+    void track(EngineConnection c) {
+        connections.add(c);
+        c.onDispose().subscribe(null, null, () -> connections.remove(c));
+    }
+
+    /**
+     * The device failed or was removed: its connections fail, and once they are closed its resources are
+     * released; the next connection through it makes new ones.
+     */
+    void retire(long deviceKey, DeviceEvent.Type why) {
+        DeviceResources r = devices.remove(deviceKey);
+        if (r == null) {
+            return;
+        }
+        if (why == DeviceEvent.Type.DEVICE_REMOVED) {
+            publish(new DeviceEvent(r.context.name(), why, -1));
+        }
+        List<Mono<Void>> closing = new ArrayList<>();
+        for (EngineConnection c : new ArrayList<>(r.connections())) {
+            c.closeFromAnyThread(new io.reactiverdma.reactive.ConnectionClosedException(c.description() + ": its device "
+                    + r.context.name() + " " + (why == DeviceEvent.Type.DEVICE_FATAL ? "failed" : "was removed")));
+            closing.add(c.onDispose());
+        }
+        Mono.when(closing).timeout(SHUTDOWN_CLOSE_TIMEOUT, Mono.empty()).subscribe(null, null, () -> releaseDevice(r));
+    }
+
+    private static void releaseDevice(DeviceResources r) {
+        try {
+            r.close();
+        } catch (RuntimeException e) {
+            EngineLog.error("releasing the resources of " + r.context.name() + " failed", e);
+        }
     }
 
     static ConnectSpec connParam(RdmaTransportConfig config, DeviceResources device, byte[] privateData) {
@@ -96,175 +129,27 @@ public final class RdmaEngine implements RdmaTransportProvider {
         try {
             return new InetSocketAddress(InetAddress.getByName(config.host()), config.port());
         } catch (UnknownHostException e) {
-            throw new RdmaConnectException("cannot resolve host " + config.host() + ": " + e.getMessage(),
-                    ConnectionEvent.Type.ADDRESS_ERROR, 0, null);
+            RdmaConnectException typed = new RdmaConnectException("cannot resolve host " + config.host() + ": "
+                    + e.getMessage(), ConnectionEvent.Type.ADDRESS_ERROR, 0, null);
+            typed.initCause(e);
+            throw typed;
         }
     }
 
-    // ------------------------------------------------------------------------------------------ client
     @Override
     public Mono<RdmaConnection> connect(RdmaTransportConfig config) {
-        Duration timeout = config.option(RdmaOption.CONNECT_TIMEOUT);
-        return Mono.<RdmaConnection>create(sink -> {
+        return Mono.create(sink -> {
             CmEventLoop cm = cm();
-            ClientAttempt attempt = new ClientAttempt(cm, config, sink);
+            ClientConnector attempt = new ClientConnector(this, cm, config, sink);
             sink.onCancel(() -> {
-                if (attempt.handover.compareAndSet(ClientAttempt.PENDING, ClientAttempt.CANCELLED)) {
+                if (attempt.handover.compareAndSet(ClientConnector.PENDING, ClientConnector.CANCELLED)) {
                     cm.execute(attempt::abandon);
                 }
             });
             cm.execute(attempt::start);
-        })
-        // A cancel that races the hand-over (the connection was emitted as the subscriber went away): Reactor
-        // discards the value instead of delivering it; close it rather than leak it.
-        .doOnDiscard(RdmaConnection.class, RdmaConnection::dispose)
-        // The timer runs on the callback scheduler when there is one: the timeout error is connect()'s result
-        // like any other, and the callbackScheduler contract says where results are delivered.
-        .timeout(timeout, Mono.error(() -> new RdmaConnectException("connecting to " + config.host() + ":"
-                + config.port() + " did not complete within " + timeout, ConnectionEvent.Type.CONNECT_ERROR,
-                -110, null)), config.callbackScheduler() != null ? config.callbackScheduler() : Schedulers.parallel());
+        });
     }
 
-    /** One connection attempt, driven by rdma_cm events on the event loop thread. */
-    private final class ClientAttempt {
-        private final CmEventLoop cm;
-        private final RdmaTransportConfig config;
-        private final MonoSink<RdmaConnection> sink;
-        private final List<ConnectionEvent> early = new ArrayList<>();
-        private CmId id;
-        private EngineConnection connection;
-        private InetSocketAddress destination;
-        private boolean done;
-        static final int PENDING = 0;
-        static final int DELIVERED = 1;
-        static final int CANCELLED = 2;
-        /** Who got the connection: the subscriber, or nobody because it cancelled (then it is closed). */
-        final java.util.concurrent.atomic.AtomicInteger handover = new java.util.concurrent.atomic.AtomicInteger();
-
-        ClientAttempt(CmEventLoop cm, RdmaTransportConfig config, MonoSink<RdmaConnection> sink) {
-            this.cm = cm;
-            this.config = config;
-            this.sink = sink;
-        }
-
-        private int timeoutMs() {
-            return (int) Math.max(1, config.option(RdmaOption.CONNECT_TIMEOUT).toMillis());
-        }
-
-        void start() {
-            try {
-                destination = address(config);
-                id = cm.channel().createId(PortSpace.TCP);
-                cm.register(id, this::onEvent);
-                id.resolveAddress(null, destination, timeoutMs());
-            } catch (RuntimeException e) {
-                fail(e instanceof RdmaException ? e : new RdmaConnectException("cannot connect to " + destination
-                        + ": " + e.getMessage(), ConnectionEvent.Type.ADDRESS_ERROR, 0, null));
-            }
-        }
-
-        private void onEvent(CmEventInfo e) {
-            if (done) {
-                return;
-            }
-            ConnectionEvent event = new ConnectionEvent(map(e.type()), e.status(), e.privateDataTrimmed(), destination);
-            try {
-                switch (e.type()) {
-                    case ADDR_RESOLVED -> {
-                        early.add(event);
-                        id.resolveRoute(timeoutMs());
-                    }
-                    case ROUTE_RESOLVED -> {
-                        early.add(event);
-                        DeviceResources device = device(id.device());
-                        connection = new EngineConnection(cm, id, device, config, false);
-                        early.forEach(connection::emit);
-                        id.connect(connParam(config, device, connection.offer().encode()));
-                    }
-                    case ESTABLISHED -> {
-                        done = true;
-                        connection.applyPeerOffer(Negotiation.decode(e.privateData()));
-                        cm.register(id, connection::onCmEvent);
-                        connection.emit(event);
-                        connection.established();
-                        EngineConnection c = connection;
-                        signal(() -> {
-                            if (handover.compareAndSet(PENDING, DELIVERED)) {
-                                sink.success(c);
-                            } else {
-                                c.dispose(); // the subscriber cancelled (or timed out) while this was under way
-                            }
-                        });
-                    }
-                    default -> {
-                        if (e.type().isConnectFailure() || e.type() == CmEventType.DEVICE_REMOVAL) {
-                            fail(new RdmaConnectException("connecting to " + destination + " failed: "
-                                    + e.type().cName() + " (status " + e.status() + ")", map(e.type()), e.status(),
-                                    e.privateDataTrimmed()));
-                        }
-                    }
-                }
-            } catch (RuntimeException ex) {
-                fail(ex instanceof RdmaException ? ex : stepFailed(e.type(), ex));
-            }
-        }
-
-        /**
-         * A call made in answer to an rdma_cm event failed at once (rdma_resolve_route after ADDR_RESOLVED,
-         * setting up the queue pair or rdma_connect after ROUTE_RESOLVED): typed like the event that would
-         * have reported it, so callers handle one exception type for every way connecting fails.
-         */
-        private RdmaConnectException stepFailed(CmEventType step, RuntimeException cause) {
-            ConnectionEvent.Type reason = step == CmEventType.ADDR_RESOLVED
-                    ? ConnectionEvent.Type.ROUTE_ERROR : ConnectionEvent.Type.CONNECT_ERROR;
-            int status = cause instanceof NativeCallException n ? -n.errno() : 0;
-            RdmaConnectException typed = new RdmaConnectException("connecting to " + destination + " failed: "
-                    + cause.getMessage(), reason, status, null);
-            typed.initCause(cause);
-            return typed;
-        }
-
-        private void fail(Throwable error) {
-            done = true;
-            cleanUp();
-            signal(() -> sink.error(error));
-        }
-
-        /**
-         * Signals the subscriber on the callback scheduler when one is configured (like every operation's
-         * signal), else here on the rdma_cm thread. The hand-over decision is made where the signal runs, so a
-         * cancel that arrives meanwhile still gets the connection closed rather than lost.
-         */
-        private void signal(Runnable r) {
-            reactor.core.scheduler.Scheduler s = config.callbackScheduler();
-            if (s == null) {
-                r.run();
-            } else {
-                s.schedule(r);
-            }
-        }
-
-        /** The subscriber cancelled (or timed out): release what the attempt made. */
-        void abandon() {
-            if (done) {
-                return; // failed (cleaned up already) or established (then cleaned up there, see handover)
-            }
-            done = true;
-            cleanUp();
-        }
-
-        private void cleanUp() {
-            if (connection != null) {
-                connection.close(new RdmaConnectException("connection attempt abandoned",
-                        ConnectionEvent.Type.CONNECT_ERROR, 0, null));
-            } else if (id != null) {
-                cm.unregister(id);
-                id.close();
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------ server
     @Override
     public Mono<DisposableRdmaServer> bind(RdmaTransportConfig config,
             Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
@@ -272,12 +157,53 @@ public final class RdmaEngine implements RdmaTransportProvider {
             CmEventLoop cm = cm();
             cm.execute(() -> {
                 try {
-                    sink.success(new EngineServer(this, cm, config, handler));
+                    EngineServer server = new EngineServer(this, cm, config, handler);
+                    servers.add(server);
+                    server.onDispose().subscribe(null, null, () -> servers.remove(server));
+                    sink.success(server);
                 } catch (RuntimeException e) {
                     sink.error(e instanceof RdmaException ? e : new RdmaException("cannot listen on "
                             + config.host() + ":" + config.port() + ": " + e.getMessage(), e));
                 }
             });
+        });
+    }
+
+    @Override
+    public Flux<DeviceEvent> deviceEvents() {
+        return deviceEvents.asFlux().onBackpressureBuffer(256, dropped -> { }, reactor.core.publisher.BufferOverflowStrategy.DROP_OLDEST);
+    }
+
+    @Override
+    public Mono<Void> shutdown() {
+        return Mono.defer(() -> {
+            CmEventLoop cm;
+            List<DeviceResources> held;
+            List<Mono<Void>> closing = new ArrayList<>();
+            synchronized (lock) {
+                cm = cmLoop;
+                cmLoop = null;
+                for (EngineServer s : new ArrayList<>(servers)) {
+                    s.dispose();
+                    closing.add(s.onDispose());
+                }
+                for (EngineConnection c : new ArrayList<>(connections)) {
+                    c.dispose();
+                    closing.add(c.onDispose());
+                }
+                held = new ArrayList<>(devices.values());
+                devices.clear();
+            }
+            return Mono.when(closing)
+                    .timeout(SHUTDOWN_CLOSE_TIMEOUT, Mono.fromRunnable(() -> EngineLog.warn("engine shutdown: "
+                            + connections.size() + " connections and " + servers.size() + " servers did not close within "
+                            + SHUTDOWN_CLOSE_TIMEOUT + "; releasing the rest anyway")))
+                    .then(Mono.fromRunnable(() -> {
+                        held.forEach(RdmaEngine::releaseDevice);
+                        if (cm != null) {
+                            cm.stop();
+                        }
+                    }));
         });
     }
 }

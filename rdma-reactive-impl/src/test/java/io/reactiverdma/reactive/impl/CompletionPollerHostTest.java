@@ -167,7 +167,7 @@ class CompletionPollerHostTest {
                 PendingOperation p = pending.acquire();
                 p.connection = connection;
                 p.type = OperationType.FETCH_AND_ADD;
-                p.operation = new Operation(OperationType.FETCH_AND_ADD, sink, word, true, 8, 0x1000, 7, 1, 0, 0);
+                p.operation = new Operation(null, OperationType.FETCH_AND_ADD, sink, word, true, 8, 0x1000, 7, 1, 0, 0);
                 wrIds.add(p.wrId());
             }).map(Long.class::cast);
         };
@@ -350,14 +350,18 @@ class CompletionPollerHostTest {
         assertTrue(t.isAlive());
 
         running.remove(poller);
-        poller.stop(); // waits for the loop (a sleeping event-driven poller only ends if stop wakes it)
-        assertEquals(1, source.closes.get(), "stop() returned after closing the source: the loop had ended");
+        long start = System.nanoTime();
+        poller.stop(); // does not wait: callers hold locks the rdma_cm thread needs (a sleeping poller is woken)
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(1), "stop() does not wait for the loop");
+        assertTrue(source.closed.await(WAIT.toSeconds(), TimeUnit.SECONDS), "the poller closed its source");
         t.join(WAIT.toMillis());
         assertFalse(t.isAlive(), "the poller thread ended");
+        assertEquals(1, source.closes.get(), "closed once, by the poller thread after its loop");
+        assertTrue(poller.isStopped());
     }
 
     @Test
-    void stopFromThePollerThreadClosesTheSourceAfterTheLoopEnds() throws Exception {
+    void stopFromThePollerThreadClosesTheSourceAfterTheLoopEndsAndLaterTasksStillRun() throws Exception {
         ScriptedCompletionSource source = new ScriptedCompletionSource(true);
         CompletionPoller poller = start(source, new PendingOperations(4), strategy("eventDriven"));
         source.awaitPolled();
@@ -367,7 +371,7 @@ class CompletionPollerHostTest {
         AtomicBoolean laterTaskRan = new AtomicBoolean();
         CompletableFuture<Integer> closesDuringStop = new CompletableFuture<>();
         poller.execute(() -> {
-            poller.execute(() -> laterTaskRan.set(true)); // queued before the stop: dropped by it
+            poller.execute(() -> laterTaskRan.set(true)); // queued before the stop: still runs
             poller.stop();
             closesDuringStop.complete(source.closes.get());
         });
@@ -377,7 +381,10 @@ class CompletionPollerHostTest {
         assertEquals(0, closesDuringStop.get(WAIT.toSeconds(), TimeUnit.SECONDS),
                 "not closed under the running loop");
         assertEquals(1, source.closes.get());
-        assertFalse(laterTaskRan.get(), "tasks queued behind stop() are dropped");
+        assertTrue(laterTaskRan.get(), "a task queued behind stop() still runs (a release after the close)");
+        AtomicBoolean afterEnd = new AtomicBoolean();
+        poller.execute(() -> afterEnd.set(true));
+        assertTrue(afterEnd.get(), "once the thread ended, a task runs on the caller's thread");
     }
 
     // --------------------------------------------------------------------------------- event-driven

@@ -168,7 +168,7 @@ public class EngineOverheadBenchmark {
             poller = new CompletionPoller("bench-poller", source, pending, PollerIdleStrategy.busySpin(), engineMetrics);
             target = new SendCompletionTarget(pending, engineMetrics);
             premadeSink = new CountingSink();
-            premade = new Operation(OperationType.SEND, premadeSink, null, false, MESSAGE_SIZE, 0, 0, 0, 0, 0);
+            premade = new Operation(null, OperationType.SEND, premadeSink, null, false, MESSAGE_SIZE, 0, 0, 0, 0, 0);
             pool = new BufferPool(new FakeRegistrar(), 64 * 1024, "benchmark pool");
             data = pool.allocate(MESSAGE_SIZE);
         }
@@ -207,7 +207,7 @@ public class EngineOverheadBenchmark {
                 if (!b.retain()) {
                     throw EngineBuffer.released();
                 }
-                Operation op = new Operation(OperationType.SEND, sink, b, false, b.length(), 0, 0, 0, 0, 0);
+                Operation op = new Operation(null, OperationType.SEND, sink, b, false, b.length(), 0, 0, 0, 0, 0);
                 op.sink.onCancel(() -> cancel(op)); // as submit(): the hook captures the connection and op
                 postLocked(op);
             }).then();

@@ -32,7 +32,7 @@ class OperationHostTest {
     private static Mono<Object> mono(OperationType type, EngineBuffer local, boolean ownsLocal,
             AtomicReference<Operation> created) {
         return Mono.create(sink -> {
-            Operation op = new Operation(type, sink, local, ownsLocal, local == null ? 0 : local.length(), 0x2000, 3,
+            Operation op = new Operation(null, type, sink, local, ownsLocal, local == null ? 0 : local.length(), 0x2000, 3,
                     5, 6, 7);
             sink.onCancel(() -> op.cancelled = true);
             created.set(op);
@@ -142,7 +142,7 @@ class OperationHostTest {
                 OperationType.WRITE_WITH_IMMEDIATE);
         Set<OperationType> atomics = EnumSet.of(OperationType.COMPARE_AND_SWAP, OperationType.FETCH_AND_ADD);
         for (OperationType type : OperationType.values()) {
-            Operation op = new Operation(type, null, null, false, 0, 0, 0, 0, 0, 0);
+            Operation op = new Operation(null, type, null, null, false, 0, 0, 0, 0, 0, 0);
             assertEquals(consuming.contains(type), op.consumesPeerReceive(), type.name());
             assertEquals(atomics.contains(type), op.isAtomic(), type.name());
         }

@@ -85,7 +85,7 @@ class PendingOperationsHostTest {
     void acquireWithContentsFillsTheEntryAndFreeClearsIt() {
         PendingOperations table = new PendingOperations(2);
         CompletionTarget target = (p, status, opcode, vendorErr, byteLen, imm, wcFlags) -> { };
-        Operation op = new Operation(OperationType.WRITE, null, null, false, 0, 0, 0, 0, 0, 0);
+        Operation op = new Operation(null, OperationType.WRITE, null, null, false, 0, 0, 0, 0, 0, 0);
         PendingOperation p = table.acquire(target, OperationType.WRITE, op, 5, 777L);
         assertTrue(p.inUse);
         PendingOperation found = table.lookup(p.wrId());

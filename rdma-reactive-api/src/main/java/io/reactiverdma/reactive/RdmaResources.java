@@ -1,0 +1,36 @@
+package io.reactiverdma.reactive;
+
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The engine's process-wide resources: per RDMA device a protection domain, registered buffer pools, flow
+ * control words, completion pollers and an asynchronous-event reader, and one rdma_cm event thread. They are
+ * created on first use and kept until {@link #disposeLater()} (as Reactor Netty's loop resources): call it
+ * when an application, a test or a Spring context that used RDMA stops, so that nothing outlives it.
+ */
+public final class RdmaResources {
+    private RdmaResources() {
+    }
+
+    /**
+     * The events the devices in use report (port up/down, GID changes, device failure or removal), from now
+     * on: a hot {@code Flux} that never completes by itself; each subscriber sees the events published after
+     * it subscribed, buffered up to 256 per subscriber (past that the oldest are dropped). Cancelling stops
+     * the subscription only.
+     */
+    public static Flux<DeviceEvent> deviceEvents() {
+        return Flux.defer(() -> Providers.provider().deviceEvents());
+    }
+
+    /**
+     * Closes every connection and server of the engine, waits for their close sequences (at most about 10 s;
+     * a close that cannot finish is logged), then releases every device resource and stops the engine's
+     * threads. Completes when that is done; never errors. Idempotent: a second call completes when the first
+     * release has. Lazy: nothing happens until subscribed. The engine can be used again afterwards: the
+     * next connect or bind creates fresh resources.
+     */
+    public static Mono<Void> disposeLater() {
+        return Mono.defer(() -> Providers.provider().shutdown());
+    }
+}
