@@ -111,8 +111,10 @@ public final class WorkCompletions {
     }
 
     private int at(int i) {
-        if (i < 0 || i >= capacity) {
-            throw new IndexOutOfBoundsException("completion index " + i + " outside 0.." + (capacity - 1));
+        // Against the count, not the capacity: past the count lie an earlier poll's completions.
+        if (i < 0 || i >= count) {
+            throw new IndexOutOfBoundsException("completion index " + i + " outside 0.." + (count - 1)
+                    + " (the last poll returned " + count + ")");
         }
         return i * SIZE;
     }

@@ -167,6 +167,23 @@ class FlyweightTest {
         assertTrue(w.describe(1).contains("REM_ACCESS_ERR"), w.describe(1));
     }
 
+    /**
+     * Defect 7 of the engine-core issue: the accessors checked the index against the capacity, so after a
+     * poll that returned fewer completions than the one before, an index past the count read the earlier
+     * poll's stale completion as if it were new.
+     */
+    @Test
+    void workCompletionsRefuseAnIndexPastTheLastPollsCount() {
+        WorkCompletions w = new WorkCompletions(4);
+        w.buffer().putLong(WorkCompletions.SIZE + WorkCompletions.WR_ID_OFFSET, 0xdeadL);
+        w.count(2);
+        assertEquals(0xdeadL, w.wrId(1));
+        w.count(1); // the next poll returned one completion: entry 1 is the previous poll's
+        assertThrows(IndexOutOfBoundsException.class, () -> w.wrId(1));
+        assertThrows(IndexOutOfBoundsException.class, () -> w.status(1));
+        assertThrows(IndexOutOfBoundsException.class, () -> w.address(1));
+    }
+
     @Test
     void qpAttributesRoundTripThroughTheCStruct() {
         Gid dgid = Gid.parse("::ffff:10.77.0.1");
