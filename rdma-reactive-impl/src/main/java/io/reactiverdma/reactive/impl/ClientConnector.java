@@ -106,7 +106,7 @@ final class ClientConnector {
                     c.emit(event);
                     c.established(() -> signal(() -> {
                         if (handover.compareAndSet(PENDING, DELIVERED)) {
-                            sink.success(c);
+                            sink.success(new ClientConnection(c));
                         } else {
                             c.dispose(); // the subscriber cancelled while this was under way
                         }

@@ -56,6 +56,8 @@ final class CompletionPoller implements CompletionQueue.Handler {
     private final Thread thread;
     private volatile boolean running = true;
     private volatile boolean sleeping;
+    /** Set while a spinning strategy idles (it may park): only then does a hand-over pay for an unpark. */
+    private volatile boolean idling;
     private volatile Throwable failure;
     /** The thread has ended: tasks handed over from now on run on the caller's thread (see {@link #execute}). */
     private volatile boolean terminated;
@@ -149,8 +151,9 @@ final class CompletionPoller implements CompletionQueue.Handler {
     private void wake() {
         if (sleeping) {
             cq.wakeup();
+        } else if (idling || failure != null || !running) {
+            LockSupport.unpark(thread); // a backoff or failed poller may be parked
         }
-        LockSupport.unpark(thread);
     }
 
     /** Completions handled so far (poller thread's count; approximate from other threads). */
@@ -208,12 +211,17 @@ final class CompletionPoller implements CompletionQueue.Handler {
                 idle.reset();
             }
             creditWaitIdle.reset();
-        } else if (!creditWaiters.isEmpty()) {
-            creditWaitIdle.idle(0);
-        } else if (eventDriven) {
+        } else if (eventDriven && creditWaiters.isEmpty()) {
             sleep();
         } else {
-            idle.idle(0);
+            idling = true;
+            try {
+                if (tasks.isEmpty()) { // a task handed over before 'idling' was set saw no reason to unpark
+                    (creditWaiters.isEmpty() ? idle : creditWaitIdle).idle(0);
+                }
+            } finally {
+                idling = false;
+            }
         }
     }
 
@@ -324,6 +332,7 @@ final class CompletionPoller implements CompletionQueue.Handler {
     void stop() {
         running = false;
         wake();
+        LockSupport.unpark(thread);
     }
 
     /** True once the thread has ended (and closed its CQ). */

@@ -94,10 +94,27 @@ final class EngineConnection implements io.reactiverdma.reactive.RdmaConnection,
         this.receive = new ReceiveQueue(description, resources.qp, pending, this, poller, flow, metrics,
                 resources.receiveBuffers, config.option(RdmaOption.RECEIVE_BUFFER_SIZE), send::maybeAdvertise,
                 e -> close(new RdmaException(description + ": ibv_post_recv failed: " + e.getMessage(), e)));
-        this.operations = new OperationFactory(this, device.pool, config.callbackScheduler());
+        this.operations = new OperationFactory(this, this, device.pool, config.callbackScheduler());
         metrics.connections(1);
         device.register(resources.qp.qpNum(), this);
         poller.attach(this);
+    }
+
+    RdmaTransportConfig config() {
+        return config;
+    }
+
+    /**
+     * The client's handle on this connection became unreachable without dispose() (a value Reactor dropped,
+     * as a downstream {@code timeout} does with a late connection, or an application that lost it): close it
+     * rather than leak its queue pair, buffers and poller. Any thread (the cleaner's).
+     */
+    void dropped() {
+        if (!closeRequested) {
+            EngineLog.warn(description + " was dropped without dispose() (for example a timeout after connect() "
+                    + "discarded it); closing it");
+            closeFromAnyThread(null);
+        }
     }
 
     String description() {
@@ -415,6 +432,10 @@ final class EngineConnection implements io.reactiverdma.reactive.RdmaConnection,
 
     @Override
     public RdmaMemory memory() {
+        return resources.device.pool;
+    }
+
+    BufferPool memoryPool() {
         return resources.device.pool;
     }
 

@@ -26,6 +26,12 @@ final class Operation implements Runnable {
     final int immediate;
     /** The queue the operation goes to: {@link #run()} submits it there, on the connection's poller thread. */
     private final SendQueue queue;
+    /**
+     * What the subscriber holds the connection by (a client's {@link ClientConnection}): referenced here so
+     * it stays reachable while its operation is queued or posted, and is not taken for dropped.
+     */
+    @SuppressWarnings("unused")
+    private Object owner;
     volatile boolean cancelled;
     private boolean holdsReleased;
     private boolean signalled;
@@ -43,6 +49,11 @@ final class Operation implements Runnable {
         this.compareAdd = compareAdd;
         this.swap = swap;
         this.immediate = immediate;
+    }
+
+    Operation owner(Object owner) {
+        this.owner = owner;
+        return this;
     }
 
     /** The hand-over task: queues the operation on its connection's poller thread (no allocation for it). */

@@ -12,6 +12,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Scheduler;
 
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 
@@ -25,9 +26,12 @@ final class OperationFactory {
     private final EngineConnection connection;
     private final BufferPool pool;
     private final Scheduler callbacks;
+    /** What subscribers hold the connection by; kept reachable by every operation and subscription. */
+    private final Object owner;
 
-    OperationFactory(EngineConnection connection, BufferPool pool, Scheduler callbacks) {
+    OperationFactory(EngineConnection connection, Object owner, BufferPool pool, Scheduler callbacks) {
         this.connection = connection;
+        this.owner = owner;
         this.pool = pool;
         this.callbacks = callbacks;
     }
@@ -104,8 +108,13 @@ final class OperationFactory {
         CompletionPoller poller = connection.poller;
         return Flux.<RdmaMessage>create(sink -> {
             poller.run(() -> queue.subscribe(sink, callbacks));
+            Object holder = owner;
             sink.onRequest(n -> poller.run(() -> queue.request(sink, n)));
-            sink.onCancel(() -> poller.run(() -> queue.cancel(sink)));
+            sink.onCancel(() -> {
+                poller.run(() -> queue.cancel(sink));
+                // The subscription (held by the receive queue while it lasts) keeps the owner reachable.
+                Reference.reachabilityFence(holder);
+            });
         }, FluxSink.OverflowStrategy.ERROR)
                 // Messages dropped after a cancel (a delivery already handed to the callback worker) give
                 // their buffers back. Operators after this one discard into the subscriber's own hooks: the
@@ -115,6 +124,7 @@ final class OperationFactory {
 
     /** Hands the operation to the poller thread; a cancel is handed over too (it removes a queued one). */
     private void submit(MonoSink<Object> sink, Operation op) {
+        op.owner(owner);
         CompletionPoller poller = connection.poller;
         sink.onCancel(() -> {
             op.cancelled = true;
