@@ -51,15 +51,19 @@ public final class LoopbackCompletionQueue implements CompletionQueue {
         this.scratch = new Completion[batch];
     }
 
-    /** Adds a completion (wire thread). Held back while the device hangs. */
+    /**
+     * Adds a completion (wire thread): its work request stops being outstanding. Held back while the device
+     * hangs (then it still counts as outstanding).
+     */
     void push(Completion c) {
         boolean overflow;
         synchronized (this) {
-            if (closed) {
+            if (device.hung && !closed) {
+                held.add(c);
                 return;
             }
-            if (device.hung) {
-                held.add(c);
+            device.resources.outstanding(-1);
+            if (closed) {
                 return;
             }
             overflow = addLocked(c);
@@ -89,6 +93,7 @@ public final class LoopbackCompletionQueue implements CompletionQueue {
         synchronized (this) {
             Completion c;
             while ((c = held.poll()) != null) {
+                device.resources.outstanding(-1);
                 if (addLocked(c)) {
                     overflowed++;
                 }
@@ -193,6 +198,8 @@ public final class LoopbackCompletionQueue implements CompletionQueue {
                 return;
             }
             closed = true;
+            device.resources.outstanding(-held.size());
+            held.clear();
             notifyAll();
         }
         device.cqClosed(this);

@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A loopback device: its protection domains, completion queues and asynchronous event queue. It can be made
- * to "hang" ({@link LoopbackFaults#hang}): then no completion reaches its CQs until it is resumed.
+ * to "hang" ({@link LoopbackFaults#hang}): then its QPs execute and flush nothing and no completion reaches
+ * its CQs until it is resumed.
  */
 public final class LoopbackDevice implements Device {
     final LoopbackStack stack;
@@ -162,10 +163,15 @@ public final class LoopbackDevice implements Device {
 
     /** Stops or restarts completion generation on every CQ of this device. */
     void setHung(boolean h) {
-        hung = h;
-        if (!h) {
-            for (LoopbackCompletionQueue q : cqs) {
-                q.releaseHeld();
+        synchronized (stack.lock) {
+            hung = h;
+            if (!h) {
+                for (LoopbackCompletionQueue q : cqs) {
+                    q.releaseHeld();
+                    for (LoopbackQueuePair qp : q.queuePairs) {
+                        stack.wire.resume(qp);
+                    }
+                }
             }
         }
     }

@@ -90,6 +90,11 @@ public final class LoopbackRegistration implements Registration {
         buffer.putLong((int) (addr - address), value);
     }
 
+    /** The registered buffer as the application sees it (big-endian view of the same memory), for tests. */
+    ByteBuffer bufferForTests() {
+        return buffer.duplicate().order(ByteOrder.BIG_ENDIAN).clear();
+    }
+
     @Override
     public String toString() {
         return "mr[0x" + Long.toHexString(address) + "+" + length() + " lkey 0x" + Integer.toHexString(lkey)

@@ -39,6 +39,15 @@ final class LoopbackWire {
         }
     }
 
+    /** After a hang: executes or flushes what waited. Fabric lock held. */
+    void resume(LoopbackQueuePair qp) {
+        if (qp.state == State.RTS) {
+            kick(qp);
+        } else if (qp.state == State.ERR) {
+            scheduleFlush(qp);
+        }
+    }
+
     /** Schedules the flush of an ERR QP's queues. Fabric lock held. */
     void scheduleFlush(LoopbackQueuePair qp) {
         stack.schedule(() -> {
@@ -50,13 +59,12 @@ final class LoopbackWire {
 
     private void complete(LoopbackQueuePair qp, long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm,
             int flags) {
-        qp.pd.device.resources.outstanding(-1);
         qp.cq.push(new Completion(wrId, status.value(), opcode.value(), status == WcStatus.SUCCESS ? 0 : 0x10,
                 byteLen, imm, flags));
     }
 
     private void flush(LoopbackQueuePair qp) {
-        if (qp.state != State.ERR) {
+        if (qp.state != State.ERR || qp.pd.device.hung) {
             return;
         }
         SendWqe w;
@@ -87,7 +95,7 @@ final class LoopbackWire {
 
     private void process(LoopbackQueuePair qp) {
         int budget = BUDGET;
-        while (qp.state == State.RTS && !qp.dead && !qp.waiting && !qp.sq.isEmpty()) {
+        while (qp.state == State.RTS && !qp.dead && !qp.waiting && !qp.sq.isEmpty() && !qp.pd.device.hung) {
             if (budget-- == 0) {
                 kick(qp);
                 return;
