@@ -207,6 +207,18 @@ public final class LoopbackCmId implements CmId {
         }
     }
 
+    /** True for an id made for a connect request (the passive side). */
+    public boolean isConnectRequest() {
+        return listenerParent != null;
+    }
+
+    /** The other end of this id's connection (attempt), or null. */
+    public LoopbackCmId peer() {
+        synchronized (stack.lock) {
+            return peer;
+        }
+    }
+
     /** The QP created on this id (null when none or destroyed). */
     public LoopbackQueuePair queuePair() {
         synchronized (stack.lock) {

@@ -190,6 +190,23 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         throw new IllegalArgumentException("no loopback device " + deviceName + " (have " + devices + ")");
     }
 
+    /** The live rdma_cm ids (for tests that inject faults into connections the engine made). */
+    public List<LoopbackCmId> liveIds() {
+        return new ArrayList<>(cm.ids);
+    }
+
+    /** The live ids made for connect requests (the server sides of connections), oldest first. */
+    public List<LoopbackCmId> passiveIds() {
+        List<LoopbackCmId> list = new ArrayList<>();
+        for (LoopbackCmId id : cm.ids) {
+            if (id.isConnectRequest()) {
+                list.add(id);
+            }
+        }
+        list.sort(java.util.Comparator.comparingLong(LoopbackCmId::key));
+        return list;
+    }
+
     /** Completion-queue overflows seen on any CQ of this stack (each also raised a CQ_ERR async event). */
     public long cqOverflows() {
         long n = 0;
