@@ -1,0 +1,370 @@
+package io.reactiverdma.reactive.impl.loopback;
+
+import io.reactiverdma.cm.CmEventType;
+import io.reactiverdma.reactive.impl.verbs.CmId;
+import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
+import io.reactiverdma.reactive.impl.verbs.ConnectSpec;
+import io.reactiverdma.reactive.impl.verbs.Device;
+import io.reactiverdma.reactive.impl.verbs.ProtectionDomain;
+import io.reactiverdma.reactive.impl.verbs.QpSpec;
+import io.reactiverdma.reactive.impl.verbs.QueuePair;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
+/**
+ * An rdma_cm id (RDMA_PS_TCP). Every call checks the state like librdmacm and the kernel do and throws a
+ * {@link io.reactiverdma.natives.NativeCallException} naming the call (errno EINVAL for a wrong state,
+ * EBADF after close). Events go to the channel it was made on (a connect request's id: the listener's).
+ */
+public final class LoopbackCmId implements CmId {
+    /** The states the loopback distinguishes. */
+    public enum State { IDLE, BOUND, LISTENING, ADDR_RESOLVED, ROUTE_RESOLVED, CONNECTING, REQUEST, CONNECTED,
+        DISCONNECTED, FAILED }
+
+    private final LoopbackStack stack;
+    final LoopbackCmChannel channel;
+    /** For a connect request's id: the listener it came to. */
+    final LoopbackCmId listenerParent;
+    private final long key;
+    // ---- fabric lock
+    State state = State.IDLE;
+    volatile boolean closed;
+    volatile boolean dead;
+    InetSocketAddress local;
+    InetSocketAddress remote;
+    LoopbackDevice device;
+    LoopbackQueuePair qp;
+    ConnectSpec spec;
+    LoopbackCmId peer;
+
+    LoopbackCmId(LoopbackStack stack, LoopbackCmChannel channel, LoopbackCmId listenerParent) {
+        this.stack = stack;
+        this.channel = channel;
+        this.listenerParent = listenerParent;
+        this.key = stack.nextKey();
+        stack.cm.ids.add(this);
+        stack.resources.add(LoopbackResources.Kind.CM_ID, this, description());
+    }
+
+    @Override
+    public long key() {
+        return key;
+    }
+
+    @Override
+    public String description() {
+        return (listenerParent != null ? "request-id#" : "cm-id#") + key;
+    }
+
+    private void open(String call) {
+        if (closed) {
+            throw Errnos.fail(call, Errnos.EBADF, description() + " was destroyed");
+        }
+    }
+
+    private RuntimeException state(String call) {
+        return Errnos.fail(call, Errnos.EINVAL, description() + " is " + state);
+    }
+
+    public State state() {
+        synchronized (stack.lock) {
+            return state;
+        }
+    }
+
+    @Override
+    public void bind(InetSocketAddress address) {
+        synchronized (stack.lock) {
+            open("rdma_bind_addr");
+            if (state != State.IDLE) {
+                throw state("rdma_bind_addr");
+            }
+            InetAddress ip = address.getAddress();
+            if (!ip.isAnyLocalAddress() && !stack.isKnown(ip)) {
+                throw Errnos.fail("rdma_bind_addr", Errnos.EADDRNOTAVAIL, ip.getHostAddress()
+                        + " is on no loopback device");
+            }
+            local = stack.cm.bind(this, ip, address.getPort(), false);
+            device = ip.isAnyLocalAddress() ? null : stack.deviceOf(ip);
+            state = State.BOUND;
+        }
+    }
+
+    @Override
+    public void listen(int backlog) {
+        synchronized (stack.lock) {
+            open("rdma_listen");
+            if (state != State.BOUND) {
+                throw state("rdma_listen");
+            }
+            state = State.LISTENING;
+        }
+    }
+
+    @Override
+    public void resolveAddress(InetSocketAddress source, InetSocketAddress destination, int timeoutMs) {
+        synchronized (stack.lock) {
+            open("rdma_resolve_addr");
+            if (state != State.IDLE && state != State.BOUND) {
+                throw state("rdma_resolve_addr");
+            }
+            if (source != null && !source.getAddress().isAnyLocalAddress() && !stack.isKnown(source.getAddress())) {
+                throw Errnos.fail("rdma_resolve_addr", Errnos.EADDRNOTAVAIL, source + " is on no loopback device");
+            }
+            LoopbackFaults.ConnectFailure f = stack.faults.takeConnectFailure(CmEventType.ADDR_ERROR);
+            if (f != null || !stack.isKnown(destination.getAddress())) {
+                stack.cm.deliver(this, CmEventType.ADDR_ERROR, f != null ? f.status() : -Errnos.EADDRNOTAVAIL,
+                        null, null);
+                return;
+            }
+            InetAddress ip = source != null && !source.getAddress().isAnyLocalAddress() ? source.getAddress()
+                    : state == State.BOUND && !local.getAddress().isAnyLocalAddress() ? local.getAddress()
+                    : destination.getAddress();
+            if (state == State.IDLE) {
+                local = stack.cm.bind(this, ip, source != null ? source.getPort() : 0, true);
+            }
+            device = stack.deviceOf(ip);
+            remote = destination;
+            state = State.ADDR_RESOLVED;
+            stack.cm.deliver(this, CmEventType.ADDR_RESOLVED, 0, null, null);
+        }
+    }
+
+    @Override
+    public void resolveRoute(int timeoutMs) {
+        synchronized (stack.lock) {
+            open("rdma_resolve_route");
+            if (state != State.ADDR_RESOLVED) {
+                throw state("rdma_resolve_route");
+            }
+            LoopbackFaults.ConnectFailure f = stack.faults.takeConnectFailure(CmEventType.ROUTE_ERROR);
+            if (f != null) {
+                stack.cm.deliver(this, CmEventType.ROUTE_ERROR, f.status(), null, null);
+                return;
+            }
+            state = State.ROUTE_RESOLVED;
+            stack.cm.deliver(this, CmEventType.ROUTE_RESOLVED, 0, null, null);
+        }
+    }
+
+    @Override
+    public Device device() {
+        synchronized (stack.lock) {
+            if (closed) {
+                throw new IllegalStateException("device(): " + description() + " was destroyed");
+            }
+            if (device == null) {
+                throw new IllegalStateException("device(): " + description() + " is bound to no device (" + state
+                        + ")");
+            }
+            return device;
+        }
+    }
+
+    @Override
+    public QueuePair createQueuePair(ProtectionDomain pd, CompletionQueue cq, QpSpec spec) {
+        LoopbackQueuePair q;
+        synchronized (stack.lock) {
+            open("rdma_create_qp");
+            if (device == null) {
+                throw Errnos.fail("rdma_create_qp", Errnos.EINVAL, description() + " has no device yet (" + state + ")");
+            }
+            if (qp != null) {
+                throw Errnos.fail("rdma_create_qp", Errnos.EINVAL, description() + " has a QP already");
+            }
+            LoopbackProtectionDomain p = (LoopbackProtectionDomain) pd;
+            LoopbackCompletionQueue c = (LoopbackCompletionQueue) cq;
+            if (p.device != device || c.device != device || p.isClosed() || c.isClosed()) {
+                throw Errnos.fail("rdma_create_qp", Errnos.EINVAL, "the PD and CQ must be live and on " + device);
+            }
+            if (spec.maxSendWr() < 1 || spec.maxSendWr() > LoopbackQueuePair.MAX_WR || spec.maxRecvWr() < 1
+                    || spec.maxRecvWr() > LoopbackQueuePair.MAX_WR || spec.maxInlineData() < 0) {
+                throw Errnos.fail("rdma_create_qp", Errnos.EINVAL, spec.toString());
+            }
+            q = new LoopbackQueuePair(this, p, c, spec.maxSendWr(), spec.maxRecvWr(),
+                    Math.min(spec.maxInlineData(), LoopbackQueuePair.MAX_INLINE));
+            p.queuePairs.add(q);
+            c.queuePairs.add(q);
+            qp = q;
+            if (state == State.CONNECTED && peer != null) {
+                stack.cm.link(this, peer);
+            }
+        }
+        device.resources.add(LoopbackResources.Kind.QUEUE_PAIR, q, q.toString());
+        return q;
+    }
+
+    @Override
+    public void destroyQueuePair() {
+        LoopbackQueuePair q;
+        synchronized (stack.lock) {
+            q = qp;
+            qp = null;
+        }
+        if (q != null) {
+            q.destroy();
+        }
+    }
+
+    /** True for an id made for a connect request (the passive side). */
+    public boolean isConnectRequest() {
+        return listenerParent != null;
+    }
+
+    /** The other end of this id's connection (attempt), or null. */
+    public LoopbackCmId peer() {
+        synchronized (stack.lock) {
+            return peer;
+        }
+    }
+
+    /** The QP created on this id (null when none or destroyed). */
+    public LoopbackQueuePair queuePair() {
+        synchronized (stack.lock) {
+            return qp;
+        }
+    }
+
+    @Override
+    public void connect(ConnectSpec s) {
+        synchronized (stack.lock) {
+            open("rdma_connect");
+            if (state != State.ROUTE_RESOLVED) {
+                throw state("rdma_connect");
+            }
+            if (s.privateData() != null && s.privateData().length > LoopbackCm.CONNECT_PRIVATE_DATA) {
+                throw Errnos.fail("rdma_connect", Errnos.EINVAL, s.privateData().length
+                        + " bytes of private data (at most " + LoopbackCm.CONNECT_PRIVATE_DATA + ")");
+            }
+            spec = s;
+            LoopbackFaults.ConnectFailure f = stack.faults.takeConnectFailure(CmEventType.CONNECT_REQUEST);
+            if (f != null) {
+                state = State.FAILED;
+                stack.cm.deliver(this, f.type(), f.status(), null, f.type() == CmEventType.REJECTED
+                        ? new byte[LoopbackCm.REJECT_PRIVATE_DATA] : null);
+                return;
+            }
+            LoopbackCmId listener = stack.cm.listener(remote);
+            if (listener == null) {
+                state = State.FAILED;
+                stack.cm.deliver(this, CmEventType.REJECTED, LoopbackCm.REJ_INVALID_SERVICE_ID, null,
+                        new byte[LoopbackCm.REJECT_PRIVATE_DATA]);
+                return;
+            }
+            LoopbackCmId child = new LoopbackCmId(stack, listener.channel, listener);
+            child.device = stack.deviceOf(remote.getAddress());
+            child.local = new InetSocketAddress(remote.getAddress(), listener.local.getPort());
+            child.remote = local;
+            child.state = State.REQUEST;
+            child.peer = this;
+            peer = child;
+            state = State.CONNECTING;
+            stack.cm.deliver(child, CmEventType.CONNECT_REQUEST, 0, listener,
+                    LoopbackCm.pad(s.privateData(), LoopbackCm.CONNECT_PRIVATE_DATA));
+        }
+    }
+
+    @Override
+    public void accept(ConnectSpec s) {
+        synchronized (stack.lock) {
+            open("rdma_accept");
+            if (state != State.REQUEST) {
+                throw state("rdma_accept");
+            }
+            if (s.privateData() != null && s.privateData().length > LoopbackCm.ACCEPT_PRIVATE_DATA) {
+                throw Errnos.fail("rdma_accept", Errnos.EINVAL, s.privateData().length
+                        + " bytes of private data (at most " + LoopbackCm.ACCEPT_PRIVATE_DATA + ")");
+            }
+            LoopbackCmId client = peer;
+            if (client == null || client.closed || client.state != State.CONNECTING) {
+                throw Errnos.fail("rdma_accept", Errnos.EINVAL, "the peer of " + description() + " gave up");
+            }
+            spec = s;
+            state = State.CONNECTED;
+            client.state = State.CONNECTED;
+            stack.cm.link(this, client);
+            stack.cm.deliver(this, CmEventType.ESTABLISHED, 0, null, null);
+            stack.cm.deliver(client, CmEventType.ESTABLISHED, 0, null,
+                    LoopbackCm.pad(s.privateData(), LoopbackCm.ACCEPT_PRIVATE_DATA));
+        }
+    }
+
+    @Override
+    public void reject(byte[] privateData) {
+        synchronized (stack.lock) {
+            open("rdma_reject");
+            if (state != State.REQUEST) {
+                throw state("rdma_reject");
+            }
+            if (privateData != null && privateData.length > LoopbackCm.REJECT_PRIVATE_DATA) {
+                throw Errnos.fail("rdma_reject", Errnos.EINVAL, privateData.length + " bytes of private data (at most "
+                        + LoopbackCm.REJECT_PRIVATE_DATA + ")");
+            }
+            state = State.FAILED;
+            rejectPeer(privateData);
+        }
+    }
+
+    private void rejectPeer(byte[] privateData) {
+        LoopbackCmId client = peer;
+        if (client != null && !client.closed && client.state == State.CONNECTING) {
+            client.state = State.FAILED;
+            stack.cm.deliver(client, CmEventType.REJECTED, LoopbackCm.REJ_CONSUMER_DEFINED, null,
+                    LoopbackCm.pad(privateData, LoopbackCm.REJECT_PRIVATE_DATA));
+        }
+    }
+
+    @Override
+    public void disconnect() {
+        synchronized (stack.lock) {
+            open("rdma_disconnect");
+            if (qp != null) {
+                qp.enterError(); // librdmacm moves the QP to ERR before asking the kernel
+            }
+            if (state == State.CONNECTED) {
+                stack.cm.disconnect(this, true);
+            } else if (state != State.DISCONNECTED) {
+                throw state("rdma_disconnect");
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (stack.lock) {
+            if (closed) {
+                return;
+            }
+            if (state == State.CONNECTED) {
+                stack.cm.disconnect(this, false);
+            } else if (state == State.REQUEST) {
+                rejectPeer(null); // destroying an unanswered request rejects it, like the kernel's CM
+            }
+            closed = true;
+            stack.cm.unbind(this);
+            stack.cm.ids.remove(this);
+        }
+        stack.resources.remove(LoopbackResources.Kind.CM_ID, this);
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return closed ? null : local;
+    }
+
+    @Override
+    public InetSocketAddress peerAddress() {
+        return closed ? null : remote;
+    }
+
+    @Override
+    public String toString() {
+        return description();
+    }
+}

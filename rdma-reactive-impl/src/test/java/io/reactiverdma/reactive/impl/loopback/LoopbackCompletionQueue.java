@@ -1,0 +1,239 @@
+package io.reactiverdma.reactive.impl.loopback;
+
+import io.reactiverdma.reactive.impl.verbs.AsyncEventInfo;
+import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
+import io.reactiverdma.verbs.AsyncEventType;
+
+import java.util.ArrayDeque;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A completion queue of {@code entries} entries with an optional completion channel. An overflow (a
+ * completion arriving while {@code entries} are unpolled) is never silent: it is counted
+ * ({@link #overflows()}) and raises a CQ_ERR async event; the completion is kept nevertheless (a real CQ
+ * would be unusable from then on; keeping it lets the test see everything that happened).
+ *
+ * <p>The channel: {@link #arm()} requests one event for the next completion; each completion arriving while
+ * armed produces one event and disarms; {@link #await} consumes one event (true) or a wake-up (false).
+ */
+public final class LoopbackCompletionQueue implements CompletionQueue {
+    /** One work completion ({@code struct ibv_wc} fields, imm in host order). */
+    public record Completion(long wrId, int status, int opcode, int vendorErr, int byteLen, int immData, int wcFlags) {
+    }
+
+    /** Which calls a {@link LoopbackFaults#failCqCalls} fault hits. */
+    public enum Call { POLL, ARM, AWAIT, ANY }
+
+    final LoopbackDevice device;
+    private final int entries;
+    private final boolean events;
+    private final int batch;
+    private final String description;
+    private final ArrayDeque<Completion> queue = new ArrayDeque<>();
+    private final ArrayDeque<Completion> held = new ArrayDeque<>();
+    private final Completion[] scratch;
+    final Set<LoopbackQueuePair> queuePairs = ConcurrentHashMap.newKeySet();
+    private boolean armed;
+    private int pendingEvents;
+    private boolean wakeup;
+    private long overflows;
+    private long delivered;
+    private volatile boolean closed;
+
+    LoopbackCompletionQueue(LoopbackDevice device, int entries, boolean events, int batch, String description) {
+        this.device = device;
+        this.entries = entries;
+        this.events = events;
+        this.batch = batch;
+        this.description = description;
+        this.scratch = new Completion[batch];
+    }
+
+    /**
+     * Adds a completion (wire thread): its work request stops being outstanding. Held back while the device
+     * hangs (then it still counts as outstanding).
+     */
+    void push(Completion c) {
+        boolean overflow;
+        synchronized (this) {
+            if (device.hung && !closed) {
+                held.add(c);
+                return;
+            }
+            device.resources.outstanding(-1);
+            if (closed) {
+                return;
+            }
+            overflow = addLocked(c);
+        }
+        if (overflow) {
+            device.raise(new AsyncEventInfo(AsyncEventType.CQ_ERR, -1, -1, this));
+        }
+    }
+
+    private boolean addLocked(Completion c) {
+        boolean overflow = queue.size() >= entries;
+        if (overflow) {
+            overflows++;
+            System.err.println("LOOPBACK CQ OVERFLOW on " + this + ": " + queue.size() + " completions unpolled");
+        }
+        queue.add(c);
+        if (armed) {
+            armed = false;
+            pendingEvents++;
+        }
+        notifyAll();
+        return overflow;
+    }
+
+    void releaseHeld() {
+        int overflowed = 0;
+        synchronized (this) {
+            Completion c;
+            while ((c = held.poll()) != null) {
+                device.resources.outstanding(-1);
+                if (addLocked(c)) {
+                    overflowed++;
+                }
+            }
+        }
+        for (int i = 0; i < overflowed; i++) {
+            device.raise(new AsyncEventInfo(AsyncEventType.CQ_ERR, -1, -1, this));
+        }
+    }
+
+    private void check(String call, Call kind) {
+        if (closed) {
+            throw new IllegalStateException(call + ": the completion queue " + description + " was destroyed");
+        }
+        device.stack.faults.cqCall(this, kind);
+    }
+
+    @Override
+    public int poll(Handler handler) {
+        check("ibv_poll_cq", Call.POLL);
+        int n = 0;
+        synchronized (this) {
+            Completion c;
+            while (n < batch && (c = queue.poll()) != null) {
+                scratch[n++] = c;
+            }
+            delivered += n;
+        }
+        for (int i = 0; i < n; i++) {
+            Completion c = scratch[i];
+            scratch[i] = null;
+            handler.onCompletion(c.wrId(), c.status(), c.opcode(), c.vendorErr(), c.byteLen(), c.immData(), c.wcFlags());
+        }
+        return n;
+    }
+
+    @Override
+    public boolean supportsEvents() {
+        return events;
+    }
+
+    @Override
+    public void arm() {
+        check("ibv_req_notify_cq", Call.ARM);
+        if (!events) {
+            throw new IllegalStateException("ibv_req_notify_cq: " + description + " has no completion channel");
+        }
+        synchronized (this) {
+            armed = true;
+        }
+    }
+
+    @Override
+    public boolean await(long timeoutNs) {
+        check("ibv_get_cq_event", Call.AWAIT);
+        if (!events) {
+            throw new IllegalStateException("ibv_get_cq_event: " + description + " has no completion channel");
+        }
+        long deadline = System.nanoTime() + Math.max(0, timeoutNs);
+        synchronized (this) {
+            while (true) {
+                if (pendingEvents > 0) {
+                    pendingEvents--;
+                    return true;
+                }
+                if (wakeup) {
+                    wakeup = false;
+                    return false;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || closed) {
+                    return false;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+    }
+
+    @Override
+    public void wakeup() {
+        synchronized (this) {
+            wakeup = true;
+            notifyAll();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        if (!queuePairs.isEmpty()) {
+            throw Errnos.fail("ibv_destroy_cq", Errnos.EBUSY, queuePairs.size() + " queue pairs still use " + this);
+        }
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            device.resources.outstanding(-held.size());
+            held.clear();
+            notifyAll();
+        }
+        device.cqClosed(this);
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Completions that arrived while {@code entries} were already unpolled. */
+    public synchronized long overflows() {
+        return overflows;
+    }
+
+    /** Completions waiting to be polled. */
+    public synchronized int unpolled() {
+        return queue.size();
+    }
+
+    /** Completions handed to pollers so far. */
+    public synchronized long polled() {
+        return delivered;
+    }
+
+    public int entries() {
+        return entries;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    @Override
+    public String toString() {
+        return "cq[" + description + "@" + device.name() + ", " + entries + " entries]";
+    }
+}

@@ -1,0 +1,68 @@
+package io.reactiverdma.reactive.impl.loopback;
+
+import io.reactiverdma.reactive.impl.verbs.ProtectionDomain;
+import io.reactiverdma.reactive.impl.verbs.Registration;
+import io.reactiverdma.verbs.AccessFlags;
+
+import java.nio.ByteBuffer;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** A protection domain: its registrations and queue pairs must be gone before it is closed (else EBUSY). */
+public final class LoopbackProtectionDomain implements ProtectionDomain {
+    final LoopbackStack stack;
+    final LoopbackDevice device;
+    final Set<LoopbackRegistration> registrations = ConcurrentHashMap.newKeySet();
+    final Set<LoopbackQueuePair> queuePairs = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    LoopbackProtectionDomain(LoopbackDevice device) {
+        this.stack = device.stack;
+        this.device = device;
+        device.resources.add(LoopbackResources.Kind.PROTECTION_DOMAIN, this, toString());
+    }
+
+    @Override
+    public Registration register(ByteBuffer directBuffer, int accessFlags) {
+        if (closed) {
+            throw Errnos.fail("ibv_reg_mr", Errnos.EINVAL, "the protection domain was deallocated");
+        }
+        if (directBuffer == null || !directBuffer.isDirect()) {
+            throw new IllegalArgumentException("ibv_reg_mr: a direct ByteBuffer is required");
+        }
+        if (!LoopbackMemory.validAccess(accessFlags)) {
+            throw Errnos.fail("ibv_reg_mr", Errnos.EINVAL, AccessFlags.describe(accessFlags)
+                    + ": REMOTE_WRITE and REMOTE_ATOMIC require LOCAL_WRITE");
+        }
+        LoopbackRegistration r;
+        synchronized (stack.lock) {
+            r = stack.memory.add(this, directBuffer, accessFlags);
+            registrations.add(r);
+        }
+        device.resources.add(LoopbackResources.Kind.REGISTRATION, r, r.toString());
+        device.resources.bytes(r.length());
+        return r;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        if (!registrations.isEmpty() || !queuePairs.isEmpty()) {
+            throw Errnos.fail("ibv_dealloc_pd", Errnos.EBUSY, registrations.size() + " registrations and "
+                    + queuePairs.size() + " queue pairs still use " + this);
+        }
+        closed = true;
+        device.resources.remove(LoopbackResources.Kind.PROTECTION_DOMAIN, this);
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public String toString() {
+        return "pd@" + device.name() + "#" + Integer.toHexString(System.identityHashCode(this));
+    }
+}

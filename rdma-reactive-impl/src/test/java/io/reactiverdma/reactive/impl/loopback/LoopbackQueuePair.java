@@ -1,0 +1,270 @@
+package io.reactiverdma.reactive.impl.loopback;
+
+import io.reactiverdma.reactive.impl.verbs.PostRefusedException;
+import io.reactiverdma.reactive.impl.verbs.QueuePair;
+import io.reactiverdma.verbs.ReceiveWorkRequests;
+import io.reactiverdma.verbs.SendFlags;
+import io.reactiverdma.verbs.SendWorkRequests;
+import io.reactiverdma.verbs.WrOpcode;
+
+import java.util.ArrayDeque;
+
+/**
+ * An RC queue pair. Posting validates and queues (the depth counts work requests posted and not completed);
+ * the stack's wire thread executes the send queue once the QP is connected (RTS) and generates every
+ * completion. In ERR everything posted, before or after, completes with WR_FLUSH_ERR in order. Destroying it
+ * drops what is queued without completions, like ibv_destroy_qp.
+ */
+public final class LoopbackQueuePair implements QueuePair {
+    /** The QP state as the loopback models it (INIT covers RESET..RTR: posts queue, nothing executes). */
+    public enum State { INIT, RTS, ERR, DESTROYED }
+
+    record SendWqe(long wrId, WrOpcode opcode, int flags, boolean hasSge, long addr, int length, int lkey,
+                   byte[] inline, long remoteAddr, int rkey, long compareAdd, long swap, int imm) {
+        boolean signaled() {
+            return (flags & SendFlags.SIGNALED) != 0;
+        }
+    }
+
+    record RecvWqe(long wrId, boolean hasSge, long addr, int length, int lkey) {
+    }
+
+    /** What the loopback grants at most as inline data. */
+    public static final int MAX_INLINE = 256;
+    /** The largest queue depth accepted. */
+    public static final int MAX_WR = 16384;
+
+    final LoopbackStack stack;
+    final LoopbackCmId id;
+    final LoopbackProtectionDomain pd;
+    final LoopbackCompletionQueue cq;
+    private final int qpNum;
+    final int maxSendWr;
+    final int maxRecvWr;
+    private final int maxInline;
+    // ---- fabric lock
+    State state = State.INIT;
+    LoopbackQueuePair peer;
+    /** Its host "died" (a fault): it executes nothing and answers nothing. */
+    boolean dead;
+    int retryCount = 7;
+    int rnrRetryCount = 7;
+    final ArrayDeque<SendWqe> sq = new ArrayDeque<>();
+    final ArrayDeque<RecvWqe> rq = new ArrayDeque<>();
+    boolean kickScheduled;
+    boolean waiting;
+    int rnrAttempts;
+    int retryAttempts;
+
+    LoopbackQueuePair(LoopbackCmId id, LoopbackProtectionDomain pd, LoopbackCompletionQueue cq, int maxSendWr,
+            int maxRecvWr, int maxInline) {
+        this.stack = pd.stack;
+        this.id = id;
+        this.pd = pd;
+        this.cq = cq;
+        this.qpNum = stack.nextQpNum();
+        this.maxSendWr = maxSendWr;
+        this.maxRecvWr = maxRecvWr;
+        this.maxInline = maxInline;
+    }
+
+    @Override
+    public int qpNum() {
+        return qpNum;
+    }
+
+    @Override
+    public int maxInlineData() {
+        return maxInline;
+    }
+
+    public State state() {
+        synchronized (stack.lock) {
+            return state;
+        }
+    }
+
+    /** Send work requests posted and not completed yet. */
+    public int outstandingSends() {
+        synchronized (stack.lock) {
+            return sq.size();
+        }
+    }
+
+    /** Receives posted and not consumed yet. */
+    public int postedReceives() {
+        synchronized (stack.lock) {
+            return rq.size();
+        }
+    }
+
+    private static PostRefusedException refused(String call, int errno, int index, String why) {
+        return new PostRefusedException(call + " failed: errno " + errno + " at work request " + index + ": " + why,
+                errno, index, null);
+    }
+
+    @Override
+    public void postSend(SendWorkRequests chain) {
+        int posted = 0;
+        synchronized (stack.lock) {
+            try {
+                if (state == State.DESTROYED) {
+                    throw refused("ibv_post_send", Errnos.EINVAL, 0, "the QP " + qpNum + " was destroyed");
+                }
+                LoopbackFaults.PostRefusal f = stack.faults.takePostRefusal(true, this, chain.count());
+                for (int i = 0; i < chain.count(); i++) {
+                    if (f != null && f.index() == i) {
+                        throw refused("ibv_post_send", f.errno(), i, "injected fault");
+                    }
+                    sq.add(validate(chain, i));
+                    pd.device.resources.outstanding(1);
+                    posted++;
+                }
+            } finally {
+                if (posted > 0) {
+                    afterPost();
+                }
+            }
+        }
+    }
+
+    private SendWqe validate(SendWorkRequests c, int i) {
+        WrOpcode op = c.opcode(i);
+        int flags = c.sendFlags(i);
+        if (op == null || !(op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE
+                || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.RDMA_READ
+                || op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD)) {
+            throw refused("ibv_post_send", Errnos.EINVAL, i, "opcode " + op + " not supported on this RC QP");
+        }
+        int numSge = c.numSge(i);
+        if (numSge < 0 || numSge > 1) {
+            throw refused("ibv_post_send", Errnos.EINVAL, i, numSge + " SGEs (max_send_sge 1)");
+        }
+        if (sq.size() >= maxSendWr) {
+            throw refused("ibv_post_send", Errnos.ENOMEM, i, "send queue full (" + maxSendWr + ")");
+        }
+        boolean hasSge = numSge == 1;
+        long addr = hasSge ? c.sgeAddr(i, 0) : 0;
+        int len = hasSge ? c.sgeLength(i, 0) : 0;
+        int lkey = hasSge ? c.sgeLkey(i, 0) : 0;
+        byte[] inline = null;
+        if ((flags & SendFlags.INLINE) != 0) {
+            if (op != WrOpcode.SEND && op != WrOpcode.SEND_WITH_IMM && op != WrOpcode.RDMA_WRITE
+                    && op != WrOpcode.RDMA_WRITE_WITH_IMM) {
+                throw refused("ibv_post_send", Errnos.EINVAL, i, "INLINE with " + op);
+            }
+            if (len > maxInline) {
+                throw refused("ibv_post_send", Errnos.EINVAL, i, len + " inline bytes (max_inline_data "
+                        + maxInline + ")");
+            }
+            if (len > 0) {
+                LoopbackRegistration r = stack.memory.containing(addr, len);
+                if (r == null) {
+                    throw refused("ibv_post_send", Errnos.EINVAL, i, "inline data at 0x" + Long.toHexString(addr)
+                            + "+" + len + " is in no live registration (the loopback cannot read it)");
+                }
+                inline = r.read(addr, len);
+            } else {
+                inline = new byte[0];
+            }
+        }
+        boolean atomic = op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD;
+        return new SendWqe(c.wrId(i), op, flags, hasSge, addr, len, lkey, inline, c.remoteAddr(i),
+                atomic ? c.atomicRkey(i) : c.rkey(i), atomic ? c.compareAdd(i) : 0, atomic ? c.swap(i) : 0,
+                op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE_WITH_IMM ? c.immData(i) : 0);
+    }
+
+    @Override
+    public void postReceive(ReceiveWorkRequests chain) {
+        int posted = 0;
+        synchronized (stack.lock) {
+            try {
+                if (state == State.DESTROYED) {
+                    throw refused("ibv_post_recv", Errnos.EINVAL, 0, "the QP " + qpNum + " was destroyed");
+                }
+                LoopbackFaults.PostRefusal f = stack.faults.takePostRefusal(false, this, chain.count());
+                for (int i = 0; i < chain.count(); i++) {
+                    if (f != null && f.index() == i) {
+                        throw refused("ibv_post_recv", f.errno(), i, "injected fault");
+                    }
+                    int numSge = chain.numSge(i);
+                    if (numSge < 0 || numSge > 1) {
+                        throw refused("ibv_post_recv", Errnos.EINVAL, i, numSge + " SGEs (max_recv_sge 1)");
+                    }
+                    if (rq.size() >= maxRecvWr) {
+                        throw refused("ibv_post_recv", Errnos.ENOMEM, i, "receive queue full (" + maxRecvWr + ")");
+                    }
+                    boolean hasSge = numSge == 1;
+                    rq.add(new RecvWqe(chain.wrId(i), hasSge, hasSge ? chain.sgeAddr(i, 0) : 0,
+                            hasSge ? chain.sgeLength(i, 0) : 0, hasSge ? chain.sgeLkey(i, 0) : 0));
+                    pd.device.resources.outstanding(1);
+                    posted++;
+                }
+            } finally {
+                if (posted > 0) {
+                    afterPost();
+                }
+            }
+        }
+    }
+
+    private void afterPost() {
+        if (state == State.RTS) {
+            stack.wire.kick(this);
+        } else if (state == State.ERR) {
+            stack.wire.scheduleFlush(this);
+        }
+    }
+
+    @Override
+    public void toError() {
+        synchronized (stack.lock) {
+            if (state == State.DESTROYED) {
+                throw new IllegalStateException("ibv_modify_qp(ERR): the QP " + qpNum + " was destroyed");
+            }
+            enterError();
+        }
+    }
+
+    /** Moves to ERR (unless destroyed) and schedules the flush of everything queued. Fabric lock held. */
+    void enterError() {
+        if (state == State.INIT || state == State.RTS) {
+            state = State.ERR;
+        }
+        if (state == State.ERR) {
+            stack.wire.scheduleFlush(this);
+        }
+    }
+
+    /** INIT to RTS once connected to {@code p}. Fabric lock held. */
+    void connectTo(LoopbackQueuePair p, int retry, int rnrRetry) {
+        peer = p;
+        retryCount = retry;
+        rnrRetryCount = rnrRetry;
+        if (state == State.INIT) {
+            state = State.RTS;
+            stack.wire.kick(this);
+        }
+    }
+
+    /** ibv_destroy_qp: nothing queued completes, the device touches none of its buffers again. Idempotent. */
+    void destroy() {
+        synchronized (stack.lock) {
+            if (state == State.DESTROYED) {
+                return;
+            }
+            state = State.DESTROYED;
+            pd.device.resources.outstanding(-(sq.size() + rq.size()));
+            sq.clear();
+            rq.clear();
+            pd.queuePairs.remove(this);
+            cq.queuePairs.remove(this);
+        }
+        pd.device.resources.remove(LoopbackResources.Kind.QUEUE_PAIR, this);
+    }
+
+    @Override
+    public String toString() {
+        return "qp " + qpNum + " of " + id.description();
+    }
+}

@@ -1,0 +1,274 @@
+package io.reactiverdma.reactive.impl.loopback;
+
+import io.reactiverdma.reactive.impl.verbs.CmChannel;
+import io.reactiverdma.reactive.impl.verbs.RdmaStack;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * An in-JVM RDMA stack: rdma_cm and RC queue pairs on loopback devices, with verbs semantics enforced (keys,
+ * bounds, access, queue depths, RNR and transport retries, flushes, completion channel) and faults injected
+ * on command ({@link #faults()}). One "wire" thread per stack executes every work request of every device
+ * and generates every completion, asynchronously to the posting threads, in order per queue.
+ *
+ * <p>Shared state (queue pairs, registrations, connections) is guarded by one fabric lock, held briefly;
+ * completion queues and event channels have their own locks, taken inside it, never the other way round.
+ */
+public final class LoopbackStack implements RdmaStack, AutoCloseable {
+    private static final AtomicInteger STACKS = new AtomicInteger();
+
+    final Object lock = new Object();
+    final String name;
+    final LoopbackResources resources;
+    final LoopbackFaults faults;
+    final LoopbackMemory memory;
+    final LoopbackCm cm;
+    final LoopbackWire wire;
+    final Duration rnrDelay;
+    final Duration ackTimeout;
+    final boolean rnrRetryFromPeer;
+    private final List<LoopbackDevice> devices;
+    private final Map<InetAddress, LoopbackDevice> byAddress = new LinkedHashMap<>();
+    private final ScheduledThreadPoolExecutor executor;
+    private final AtomicLong keys = new AtomicLong(0x1000);
+    private final AtomicInteger qpNums = new AtomicInteger(0x11);
+    private volatile boolean closed;
+
+    private LoopbackStack(Builder b) {
+        this.name = "loopback-" + STACKS.incrementAndGet();
+        this.resources = new LoopbackResources(name, null);
+        this.faults = new LoopbackFaults(this);
+        this.memory = new LoopbackMemory(this);
+        this.cm = new LoopbackCm(this);
+        this.wire = new LoopbackWire(this);
+        this.rnrDelay = b.rnrDelay;
+        this.ackTimeout = b.ackTimeout;
+        this.rnrRetryFromPeer = b.rnrRetryFromPeer;
+        List<LoopbackDevice> list = new ArrayList<>();
+        for (Builder.Spec s : b.devices) {
+            LoopbackDevice d = new LoopbackDevice(this, s.name, nextKey(), s.addresses, b.maxCqe, b.maxQpRdAtom);
+            list.add(d);
+            for (InetAddress a : s.addresses) {
+                if (byAddress.putIfAbsent(a, d) != null) {
+                    throw new IllegalArgumentException("address " + a + " is on two devices");
+                }
+            }
+        }
+        this.devices = Collections.unmodifiableList(list);
+        this.executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, name + "-wire");
+            t.setDaemon(true);
+            return t;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+    }
+
+    /** One device "loopback0" on 127.0.0.1 and 10.77.0.1. */
+    public static LoopbackStack create() {
+        return builder().device("loopback0", "127.0.0.1", "10.77.0.1").build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds a stack: devices with their addresses, and the (scaled) retry timings. */
+    public static final class Builder {
+        private record Spec(String name, List<InetAddress> addresses) {
+        }
+
+        private final List<Spec> devices = new ArrayList<>();
+        private Duration rnrDelay = Duration.ofMillis(1);
+        private Duration ackTimeout = Duration.ofMillis(2);
+        private int maxCqe = 32767;
+        private int maxQpRdAtom = 128;
+        private boolean rnrRetryFromPeer;
+
+        /** A device with these IP addresses (literal IPv4/IPv6 addresses). */
+        public Builder device(String name, String... addresses) {
+            List<InetAddress> list = new ArrayList<>();
+            for (String a : addresses) {
+                try {
+                    list.add(InetAddress.getByName(a));
+                } catch (UnknownHostException e) {
+                    throw new IllegalArgumentException("not an address: " + a, e);
+                }
+            }
+            devices.add(new Spec(name, List.copyOf(list)));
+            return this;
+        }
+
+        /** Delay before a receiver-not-ready retry (real devices: the RNR NAK timer; default 1 ms). */
+        public Builder rnrDelay(Duration d) {
+            this.rnrDelay = d;
+            return this;
+        }
+
+        /** Transport ACK timeout before a retry to a peer that does not answer (default 2 ms). */
+        public Builder ackTimeout(Duration d) {
+            this.ackTimeout = d;
+            return this;
+        }
+
+        /**
+         * Whose rnr_retry_count governs a QP's sends: by default its own side's (the ConnectSpec its id gave to
+         * rdma_connect / rdma_accept); with true the peer's, as the IB CM does (rdma_connect(3): "a send
+         * operation from the remote peer").
+         */
+        public Builder rnrRetryFromPeer(boolean fromPeer) {
+            this.rnrRetryFromPeer = fromPeer;
+            return this;
+        }
+
+        public Builder maxCqe(int n) {
+            this.maxCqe = n;
+            return this;
+        }
+
+        public Builder maxQpRdAtom(int n) {
+            this.maxQpRdAtom = n;
+            return this;
+        }
+
+        public LoopbackStack build() {
+            if (devices.isEmpty()) {
+                throw new IllegalStateException("a loopback stack needs at least one device");
+            }
+            return new LoopbackStack(this);
+        }
+    }
+
+    @Override
+    public void ensureAvailable() {
+        if (closed) {
+            throw new io.reactiverdma.reactive.RdmaException("the loopback stack " + name + " was closed");
+        }
+    }
+
+    @Override
+    public CmChannel openCmChannel() {
+        ensureAvailable();
+        return new LoopbackCmChannel(this);
+    }
+
+    @Override
+    public String name() {
+        return "loopback";
+    }
+
+    /** Fault injection on this stack's devices, queue pairs, completion queues and rdma_cm. */
+    public LoopbackFaults faults() {
+        return faults;
+    }
+
+    /** Live resources of the whole stack (per device: {@link LoopbackDevice#resources()}). */
+    public LoopbackResources resources() {
+        return resources;
+    }
+
+    public List<LoopbackDevice> devices() {
+        return devices;
+    }
+
+    public LoopbackDevice device(String deviceName) {
+        for (LoopbackDevice d : devices) {
+            if (d.name().equals(deviceName)) {
+                return d;
+            }
+        }
+        throw new IllegalArgumentException("no loopback device " + deviceName + " (have " + devices + ")");
+    }
+
+    /** The live rdma_cm ids (for tests that inject faults into connections the engine made). */
+    public List<LoopbackCmId> liveIds() {
+        return new ArrayList<>(cm.ids);
+    }
+
+    /** The live ids made for connect requests (the server sides of connections), oldest first. */
+    public List<LoopbackCmId> passiveIds() {
+        List<LoopbackCmId> list = new ArrayList<>();
+        for (LoopbackCmId id : cm.ids) {
+            if (id.isConnectRequest()) {
+                list.add(id);
+            }
+        }
+        list.sort(java.util.Comparator.comparingLong(LoopbackCmId::key));
+        return list;
+    }
+
+    /** Completion-queue overflows seen on any CQ of this stack (each also raised a CQ_ERR async event). */
+    public long cqOverflows() {
+        long n = 0;
+        for (LoopbackDevice d : devices) {
+            n += d.cqOverflows();
+        }
+        return n;
+    }
+
+    /** Stops the wire thread; nothing executes afterwards. Idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+        executor.shutdownNow();
+    }
+
+    LoopbackDevice deviceOf(InetAddress a) {
+        return byAddress.get(a);
+    }
+
+    boolean isKnown(InetAddress a) {
+        return byAddress.containsKey(a);
+    }
+
+    long nextKey() {
+        return keys.incrementAndGet();
+    }
+
+    int nextQpNum() {
+        return qpNums.getAndIncrement();
+    }
+
+    /** Runs {@code task} on the wire thread, after {@code delayNs} (0: as soon as possible, FIFO). */
+    void schedule(Runnable task, long delayNs) {
+        if (closed) {
+            return;
+        }
+        Runnable guarded = () -> {
+            try {
+                task.run();
+            } catch (Throwable t) {
+                System.err.println(name + ": a wire task failed: " + t);
+                t.printStackTrace();
+            }
+        };
+        try {
+            if (delayNs <= 0) {
+                executor.execute(guarded);
+            } else {
+                executor.schedule(guarded, delayNs, TimeUnit.NANOSECONDS);
+            }
+        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+            // closed meanwhile
+        }
+    }
+
+    boolean onWireThread() {
+        return Thread.currentThread().getName().equals(name + "-wire");
+    }
+
+    @Override
+    public String toString() {
+        return name + devices;
+    }
+}

@@ -1,0 +1,444 @@
+package io.reactiverdma.reactive.impl.loopback;
+
+import io.reactiverdma.cm.CmEventType;
+import io.reactiverdma.reactive.impl.loopback.LoopbackCompletionQueue.Completion;
+import io.reactiverdma.reactive.impl.verbs.ConnectSpec;
+import io.reactiverdma.reactive.impl.verbs.PostRefusedException;
+import io.reactiverdma.reactive.impl.verbs.QpSpec;
+import io.reactiverdma.reactive.impl.verbs.Registration;
+import io.reactiverdma.verbs.AccessFlags;
+import io.reactiverdma.verbs.SendFlags;
+import io.reactiverdma.verbs.SendWorkRequests;
+import io.reactiverdma.verbs.WcFlags;
+import io.reactiverdma.verbs.WcOpcode;
+import io.reactiverdma.verbs.WcStatus;
+import io.reactiverdma.verbs.WrOpcode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+
+import static io.reactiverdma.reactive.impl.loopback.LoopbackFixture.buffer;
+import static io.reactiverdma.reactive.impl.loopback.LoopbackFixture.completions;
+import static io.reactiverdma.reactive.impl.loopback.LoopbackFixture.drain;
+import static io.reactiverdma.reactive.impl.loopback.LoopbackFixture.recv;
+import static io.reactiverdma.reactive.impl.loopback.LoopbackFixture.register;
+import static io.reactiverdma.reactive.impl.loopback.LoopbackFixture.send;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Work requests on a connected loopback QP pair: data movement, keys, bounds, access, errors and flushes. */
+@Timeout(30)
+class LoopbackVerbsTest {
+    private static final int LW = AccessFlags.LOCAL_WRITE;
+    private LoopbackFixture f;
+
+    @AfterEach
+    void close() {
+        if (f != null) {
+            f.close();
+        }
+    }
+
+    private static void assertCompletion(Completion c, long wrId, WcStatus status, WcOpcode opcode) {
+        assertEquals(wrId, c.wrId(), "wr_id of " + c);
+        assertEquals(status, WcStatus.of(c.status()), "status of " + c);
+        if (opcode != null) {
+            assertEquals(opcode, WcOpcode.of(c.opcode()), "opcode of " + c);
+        }
+    }
+
+    @Test
+    void registrationsGetDistinctKeysAndDisjointAddresses() {
+        f = LoopbackFixture.connected(LoopbackStack.create());
+        Registration a = register(f.clientPd, 5000, LW);
+        Registration b = register(f.clientPd, 100, LW | AccessFlags.REMOTE_READ);
+        assertNotEquals(a.lkey(), a.rkey());
+        assertNotEquals(a.lkey(), b.lkey());
+        assertNotEquals(a.rkey(), b.rkey());
+        assertTrue(a.address() + 5000 <= b.address() || b.address() + 100 <= a.address(), "disjoint ranges");
+        assertEquals(2, f.stack.resources().count(LoopbackResources.Kind.REGISTRATION));
+        assertEquals(5100, f.stack.resources().registeredBytes());
+        assertThrows(RuntimeException.class, () -> register(f.clientPd, 8, AccessFlags.REMOTE_WRITE),
+                "REMOTE_WRITE without LOCAL_WRITE is EINVAL");
+        a.deregister();
+        a.deregister(); // idempotent
+        b.deregister();
+        assertEquals(0, f.stack.resources().registeredBytes());
+    }
+
+    @Test
+    void sendWithImmediateLandsInTheOldestReceive() {
+        f = LoopbackFixture.connected(LoopbackStack.create());
+        Registration src = register(f.clientPd, 64, LW);
+        Registration dst = register(f.serverPd, 128, LW);
+        buffer(src).put(0, "hello".getBytes());
+        f.serverQp.postReceive(recv(1, dst, 0, 64));
+        f.serverQp.postReceive(recv(2, dst, 64, 64));
+        SendWorkRequests w = send(10, WrOpcode.SEND_WITH_IMM, SendFlags.SIGNALED, src, 0, 5).immData(0, 0xCAFEBABE);
+        f.clientQp.postSend(w);
+        Completion rc = completions(f.serverCq, 1).get(0);
+        assertCompletion(rc, 1, WcStatus.SUCCESS, WcOpcode.RECV);
+        assertEquals(5, rc.byteLen());
+        assertEquals(WcFlags.WITH_IMM, rc.wcFlags() & WcFlags.WITH_IMM);
+        assertEquals(0xCAFEBABE, rc.immData());
+        byte[] got = new byte[5];
+        buffer(dst).get(0, got);
+        assertEquals("hello", new String(got));
+        Completion sc = completions(f.clientCq, 1).get(0);
+        assertCompletion(sc, 10, WcStatus.SUCCESS, WcOpcode.SEND);
+        assertEquals(5, sc.byteLen());
+        f.clientQp.postSend(send(11, WrOpcode.SEND, SendFlags.SIGNALED, src, 0, 3));
+        Completion rc2 = completions(f.serverCq, 1).get(0);
+        assertCompletion(rc2, 2, WcStatus.SUCCESS, WcOpcode.RECV);
+        assertEquals(0, rc2.wcFlags() & WcFlags.WITH_IMM, "a plain SEND carries no immediate");
+        assertCompletion(completions(f.clientCq, 1).get(0), 11, WcStatus.SUCCESS, WcOpcode.SEND);
+    }
+
+    @Test
+    void unsignaledSuccessGivesNoCompletion() {
+        f = LoopbackFixture.connected(LoopbackStack.create());
+        Registration src = register(f.clientPd, 8, LW);
+        Registration dst = register(f.serverPd, 8, LW);
+        f.serverQp.postReceive(recv(1, dst, 0, 8));
+        f.clientQp.postSend(send(10, WrOpcode.SEND, 0, src, 0, 8));
+        completions(f.serverCq, 1);
+        assertEquals(0, drain(f.clientCq, 30).size());
+        f.stack.resources().awaitReleased(java.time.Duration.ofSeconds(5), LoopbackResources.Kind.CM_CHANNEL,
+                LoopbackResources.Kind.CM_ID, LoopbackResources.Kind.QUEUE_PAIR, LoopbackResources.Kind.COMPLETION_QUEUE,
+                LoopbackResources.Kind.PROTECTION_DOMAIN, LoopbackResources.Kind.REGISTRATION);
+    }
+
+    @Test
+    void sendLongerThanTheReceiveBufferFailsBothSidesAndFlushesTheRestInOrder() {
+        f = LoopbackFixture.connected(LoopbackStack.create());
+        Registration src = register(f.clientPd, 64, LW);
+        Registration dst = register(f.serverPd, 64, LW);
+        f.serverQp.postReceive(recv(1, dst, 0, 16));
+        f.serverQp.postReceive(recv(2, dst, 16, 16));
+        SendWorkRequests w = new SendWorkRequests(4, 1);
+        for (int i = 0; i < 3; i++) {
+            w.add(20 + i, WrOpcode.SEND, SendFlags.SIGNALED);
+            w.sge(i, src.address(), 32, src.lkey());
+        }
+        f.clientQp.postSend(w);
+        List<Completion> s = completions(f.clientCq, 3);
+        assertCompletion(s.get(0), 20, WcStatus.REM_INV_REQ_ERR, WcOpcode.SEND);
+        assertCompletion(s.get(1), 21, WcStatus.WR_FLUSH_ERR, null);
+        assertCompletion(s.get(2), 22, WcStatus.WR_FLUSH_ERR, null);
+        List<Completion> r = completions(f.serverCq, 2);
+        assertCompletion(r.get(0), 1, WcStatus.LOC_LEN_ERR, WcOpcode.RECV);
+        assertCompletion(r.get(1), 2, WcStatus.WR_FLUSH_ERR, null);
+        assertEquals(LoopbackQueuePair.State.ERR, ((LoopbackQueuePair) f.clientQp).state());
+        assertEquals(LoopbackQueuePair.State.ERR, ((LoopbackQueuePair) f.serverQp).state());
+        // Posting in ERR is accepted and flushes.
+        f.clientQp.postSend(send(30, WrOpcode.SEND, SendFlags.SIGNALED, src, 0, 1));
+        assertCompletion(completions(f.clientCq, 1).get(0), 30, WcStatus.WR_FLUSH_ERR, null);
+    }
+
+    @Test
+    void aBadLkeyIsALocalProtectionError() {
+        f = LoopbackFixture.connected(LoopbackStack.create());
+        Registration src = register(f.clientPd, 64, LW);
+        Registration other = register(f.serverPd, 64, LW); // another PD: its lkey is not valid on the client QP
+        Registration dst = register(f.serverPd, 64, LW);
+        f.serverQp.postReceive(recv(1, dst, 0, 64));
+        SendWorkRequests w = new SendWorkRequests(4, 1);
+        w.add(1, WrOpcode.SEND, SendFlags.SIGNALED);
+        w.sge(0, other.address(), 8, other.lkey());
+        f.clientQp.postSend(w);
+        assertCompletion(completions(f.clientCq, 1).get(0), 1, WcStatus.LOC_PROT_ERR, null);
+        assertEquals(LoopbackQueuePair.State.ERR, ((LoopbackQueuePair) f.clientQp).state());
+        assertEquals(0, drain(f.serverCq, 20).size(), "the receiver saw nothing");
+    }
+
+    @Test
+    void outOfRangeSgeIsALocalProtectionError() {
+        f = LoopbackFixture.connected(LoopbackStack.create());
+        Registration src = register(f.clientPd, 64, LW);
+        Registration dst = register(f.serverPd, 256, LW);
+        f.serverQp.postReceive(recv(1, dst, 0, 256));
+        f.clientQp.postSend(send(1, WrOpcode.SEND, SendFlags.SIGNALED, src, 60, 8));
+        assertCompletion(completions(f.clientCq, 1).get(0), 1, WcStatus.LOC_PROT_ERR, null);
+    }
+
+    @Test
+    void writeNeedsRemoteWriteAndALiveRkeyInRange() {
+        f = LoopbackFixture.connected(LoopbackStack.create());
+        Registration src = register(f.clientPd, 64, LW);
+        Registration readOnly = register(f.serverPd, 64, LW | AccessFlags.REMOTE_READ);
+        SendWorkRequests w = send(1, WrOpcode.RDMA_WRITE, SendFlags.SIGNALED, src, 0, 8).rdma(0,
+                readOnly.address(), readOnly.rkey());
+        f.clientQp.postSend(w);
+        assertCompletion(completions(f.clientCq, 1).get(0), 1, WcStatus.REM_ACCESS_ERR, WcOpcode.RDMA_WRITE);
+        assertEquals(LoopbackQueuePair.State.ERR, ((LoopbackQueuePair) f.serverQp).state(),
+                "a remote access error moves the responder to ERR too");
+    }
+
+    @Test
+    void aDeregisteredRkeyIsStale() {
+        f = LoopbackFixture.connected(LoopbackStack.create());
+        Registration src = register(f.clientPd, 64, LW);
+        Registration target = register(f.serverPd, 64, LW | AccessFlags.REMOTE_WRITE);
+        f.clientQp.postSend(send(1, WrOpcode.RDMA_WRITE, SendFlags.SIGNALED, src, 0, 8)
+                .rdma(0, target.address() + 56, target.rkey()));
+        assertCompletion(completions(f.clientCq, 1).get(0), 1, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE);
+        target.deregister();
+        f.clientQp.postSend(send(2, WrOpcode.RDMA_WRITE, SendFlags.SIGNALED, src, 0, 8)
+                .rdma(0, target.address(), target.rkey()));
+        assertCompletion(completions(f.clientCq, 1).get(0), 2, WcStatus.REM_ACCESS_ERR, null);
+    }
+
+    @Test
+    void writeOutOfTheRemoteRangeIsARemoteAccessError() {
+        f = LoopbackFixture.connected(LoopbackStack.create());
+        Registration src = register(f.clientPd, 64, LW);
+        Registration target = register(f.serverPd, 64, LW | AccessFlags.REMOTE_WRITE);
+        f.clientQp.postSend(send(1, WrOpcode.RDMA_WRITE, SendFlags.SIGNALED, src, 0, 16)
+                .rdma(0, target.address() + 56, target.rkey()));
+        assertCompletion(completions(f.clientCq, 1).get(0), 1, WcStatus.REM_ACCESS_ERR, null);
+    }
+
+    @Test
+    void readCopiesRemoteBytesAndNeedsLocalWrite() {
+        f = LoopbackFixture.connected(LoopbackStack.create());
+        Registration dst = register(f.clientPd, 64, LW);
+        Registration noWrite = register(f.clientPd, 64, 0);
+        Registration source = register(f.serverPd, 64, AccessFlags.REMOTE_READ);
+        buffer(source).putLong(8, 0x1122334455667788L);
+        f.clientQp.postSend(send(1, WrOpcode.RDMA_READ, SendFlags.SIGNALED, dst, 0, 8)
+                .rdma(0, source.address() + 8, source.rkey()));
+        Completion c = completions(f.clientCq, 1).get(0);
+        assertCompletion(c, 1, WcStatus.SUCCESS, WcOpcode.RDMA_READ);
+        assertEquals(8, c.byteLen());
+        assertEquals(0x1122334455667788L, buffer(dst).getLong(0));
+        f.clientQp.postSend(send(2, WrOpcode.RDMA_READ, SendFlags.SIGNALED, noWrite, 0, 8)
+                .rdma(0, source.address(), source.rkey()));
+        assertCompletion(completions(f.clientCq, 1).get(0), 2, WcStatus.LOC_PROT_ERR, null);
+    }
+
+    @Test
+    void atomicsOnLittleEndianWordsWithAlignmentAndAccessChecks() {
+        f = LoopbackFixture.connected(LoopbackStack.create());
+        Registration result = register(f.clientPd, 8, LW);
+        Registration word = register(f.serverPd, 64, LW | AccessFlags.REMOTE_ATOMIC);
+        ByteBuffer w = buffer(word).order(ByteOrder.LITTLE_ENDIAN);
+        w.putLong(16, 40);
+        SendWorkRequests faa = new SendWorkRequests(1, 1);
+        faa.add(1, WrOpcode.ATOMIC_FETCH_AND_ADD, SendFlags.SIGNALED);
+        faa.sge(0, result.address(), 8, result.lkey()).atomic(0, word.address() + 16, word.rkey(), 2, 0);
+        f.clientQp.postSend(faa);
+        assertCompletion(completions(f.clientCq, 1).get(0), 1, WcStatus.SUCCESS, WcOpcode.FETCH_ADD);
+        assertEquals(40, buffer(result).order(ByteOrder.LITTLE_ENDIAN).getLong(0));
+        assertEquals(42, w.getLong(16));
+        SendWorkRequests cas = new SendWorkRequests(1, 1);
+        cas.add(2, WrOpcode.ATOMIC_CMP_AND_SWP, SendFlags.SIGNALED);
+        cas.sge(0, result.address(), 8, result.lkey()).atomic(0, word.address() + 16, word.rkey(), 42, 7);
+        f.clientQp.postSend(cas);
+        assertCompletion(completions(f.clientCq, 1).get(0), 2, WcStatus.SUCCESS, WcOpcode.COMP_SWAP);
+        assertEquals(7, w.getLong(16));
+        SendWorkRequests misaligned = new SendWorkRequests(1, 1);
+        misaligned.add(3, WrOpcode.ATOMIC_FETCH_AND_ADD, SendFlags.SIGNALED);
+        misaligned.sge(0, result.address(), 8, result.lkey()).atomic(0, word.address() + 8, word.rkey(), 1, 0);
+        // The flyweight refuses a misaligned address; a raw chain can still carry one (a C caller could).
+        misaligned.buffer().putLong((int) (misaligned.address(0) - misaligned.address())
+                + SendWorkRequests.ATOMIC_REMOTE_ADDR_OFFSET, word.address() + 4);
+        assertEquals(word.address() + 4, misaligned.remoteAddr(0));
+        f.clientQp.postSend(misaligned);
+        assertCompletion(completions(f.clientCq, 1).get(0), 3, WcStatus.REM_INV_REQ_ERR, null);
+    }
+
+    @Test
+    void atomicsNeedRemoteAtomicAccess() {
+        f = LoopbackFixture.connected(LoopbackStack.create());
+        Registration result = register(f.clientPd, 8, LW);
+        Registration word = register(f.serverPd, 64, LW | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ);
+        SendWorkRequests faa = new SendWorkRequests(1, 1);
+        faa.add(1, WrOpcode.ATOMIC_FETCH_AND_ADD, SendFlags.SIGNALED);
+        faa.sge(0, result.address(), 8, result.lkey()).atomic(0, word.address(), word.rkey(), 2, 0);
+        f.clientQp.postSend(faa);
+        assertCompletion(completions(f.clientCq, 1).get(0), 1, WcStatus.REM_ACCESS_ERR, null);
+    }
+
+    @Test
+    void writeWithImmediateConsumesAReceiveWithoutTouchingItsBuffer() {
+        f = LoopbackFixture.connected(LoopbackStack.create());
+        Registration src = register(f.clientPd, 64, LW);
+        Registration target = register(f.serverPd, 64, LW | AccessFlags.REMOTE_WRITE);
+        Registration rbuf = register(f.serverPd, 4, LW);
+        buffer(src).put(0, (byte) 5).put(1, (byte) 6);
+        buffer(rbuf).put(0, (byte) 99);
+        f.serverQp.postReceive(recv(7, rbuf, 0, 4));
+        f.clientQp.postSend(send(1, WrOpcode.RDMA_WRITE_WITH_IMM, SendFlags.SIGNALED, src, 0, 2)
+                .rdma(0, target.address() + 10, target.rkey()).immData(0, 77));
+        Completion r = completions(f.serverCq, 1).get(0);
+        assertCompletion(r, 7, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM);
+        assertEquals(77, r.immData());
+        assertEquals(WcFlags.WITH_IMM, r.wcFlags() & WcFlags.WITH_IMM);
+        assertEquals(6, buffer(target).get(11));
+        assertEquals(99, buffer(rbuf).get(0), "the receive buffer is not written");
+        assertCompletion(completions(f.clientCq, 1).get(0), 1, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE);
+    }
+
+    @Test
+    void inlineCopiesAtPostTimeAndNonInlineReadsWhenExecuted() {
+        LoopbackStack stack = LoopbackStack.create();
+        f = new LoopbackFixture(stack);
+        f.prepareClient(f.listen(), new QpSpec(8, 8, 64));
+        Registration src = register(f.clientPd, 64, LW);
+        buffer(src).put(0, (byte) 1).put(8, (byte) 1);
+        // Posted before the connection exists: accepted, executed once connected.
+        SendWorkRequests w = new SendWorkRequests(2, 1);
+        w.add(1, WrOpcode.SEND, SendFlags.SIGNALED | SendFlags.INLINE);
+        w.sge(0, src.address(), 1, src.lkey());
+        w.add(2, WrOpcode.SEND, SendFlags.SIGNALED);
+        w.sge(1, src.address() + 8, 1, src.lkey());
+        f.clientQp.postSend(w);
+        buffer(src).put(0, (byte) 2).put(8, (byte) 2); // reused right after the post
+        f.request(LoopbackFixture.SPEC, new QpSpec(8, 8, 64));
+        Registration dst = register(f.serverPd, 64, LW);
+        f.serverQp.postReceive(recv(11, dst, 0, 8));
+        f.serverQp.postReceive(recv(12, dst, 8, 8));
+        assertEquals(0, drain(f.clientCq, 20).size(), "nothing executes before the connection is established");
+        f.accept(LoopbackFixture.SPEC);
+        completions(f.serverCq, 2);
+        assertEquals(1, buffer(dst).get(0), "inline: the bytes at post time");
+        assertEquals(2, buffer(dst).get(8), "not inline: the bytes when executed");
+        completions(f.clientCq, 2);
+    }
+
+    @Test
+    void inlineAboveTheGrantedMaximumIsRefused() {
+        f = LoopbackFixture.connected(LoopbackStack.create(), LoopbackFixture.SPEC, LoopbackFixture.SPEC,
+                new QpSpec(8, 8, 1000));
+        assertEquals(256, f.clientQp.maxInlineData(), "granted min(asked, 256)");
+        Registration src = register(f.clientPd, 512, LW);
+        Registration dst = register(f.serverPd, 512, LW);
+        f.serverQp.postReceive(recv(1, dst, 0, 512));
+        SendWorkRequests w = new SendWorkRequests(2, 1);
+        w.add(1, WrOpcode.SEND, SendFlags.SIGNALED | SendFlags.INLINE);
+        w.sge(0, src.address(), 256, src.lkey());
+        w.add(2, WrOpcode.SEND, SendFlags.SIGNALED | SendFlags.INLINE);
+        w.sge(1, src.address(), 257, src.lkey());
+        PostRefusedException e = assertThrows(PostRefusedException.class, () -> f.clientQp.postSend(w));
+        assertEquals(Errnos.EINVAL, e.errno());
+        assertEquals(1, e.failedIndex());
+        assertCompletion(completions(f.clientCq, 1).get(0), 1, WcStatus.SUCCESS, WcOpcode.SEND);
+    }
+
+    @Test
+    void postingBeyondTheQueueDepthIsRefusedWithEnomemAtTheFirstExtraRequest() {
+        f = LoopbackFixture.connected(LoopbackStack.create(), LoopbackFixture.SPEC, LoopbackFixture.SPEC,
+                new QpSpec(3, 2, 64));
+        f.stack.faults().hang(f.client.device()); // completions held: nothing leaves the queues early
+        Registration src = register(f.clientPd, 64, LW);
+        Registration dst = register(f.serverPd, 64, LW);
+        io.reactiverdma.verbs.ReceiveWorkRequests rw = new io.reactiverdma.verbs.ReceiveWorkRequests(3, 1);
+        for (int i = 0; i < 3; i++) {
+            rw.add(100 + i, dst.address(), 8, dst.lkey());
+        }
+        PostRefusedException re = assertThrows(PostRefusedException.class, () -> f.serverQp.postReceive(rw));
+        assertEquals(Errnos.ENOMEM, re.errno());
+        assertEquals(2, re.failedIndex());
+        // RDMA READs stay outstanding while the client's device hangs.
+        Registration source = register(f.serverPd, 64, AccessFlags.REMOTE_READ);
+        SendWorkRequests w = new SendWorkRequests(4, 1);
+        for (int i = 0; i < 4; i++) {
+            w.add(i, WrOpcode.RDMA_READ, SendFlags.SIGNALED);
+            w.sge(i, src.address(), 8, src.lkey()).rdma(i, source.address(), source.rkey());
+        }
+        f.clientQp.postSend(new SendWorkRequests(1, 1)); // an empty chain posts nothing
+        PostRefusedException se = assertThrows(PostRefusedException.class, () -> f.clientQp.postSend(w));
+        assertEquals(Errnos.ENOMEM, se.errno());
+        assertEquals(3, se.failedIndex());
+        f.stack.faults().resume(f.client.device());
+        List<Completion> c = completions(f.clientCq, 3);
+        for (int i = 0; i < 3; i++) {
+            assertCompletion(c.get(i), i, WcStatus.SUCCESS, WcOpcode.RDMA_READ);
+        }
+    }
+
+    @Test
+    void rnrRetriesThenFailsWithRnrRetryExceeded() {
+        ConnectSpec twoRetries = new ConnectSpec(4, 4, 3, 2, null);
+        f = LoopbackFixture.connected(LoopbackStack.builder().device("lo", "127.0.0.1")
+                .rnrDelay(java.time.Duration.ofMillis(5)).build(), twoRetries, twoRetries, new QpSpec(8, 8, 64));
+        Registration src = register(f.clientPd, 8, LW);
+        long start = System.nanoTime();
+        f.clientQp.postSend(send(1, WrOpcode.SEND, SendFlags.SIGNALED, src, 0, 8));
+        f.clientQp.postSend(send(2, WrOpcode.SEND, SendFlags.SIGNALED, src, 0, 8));
+        List<Completion> c = completions(f.clientCq, 2);
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
+        assertCompletion(c.get(0), 1, WcStatus.RNR_RETRY_EXC_ERR, WcOpcode.SEND);
+        assertCompletion(c.get(1), 2, WcStatus.WR_FLUSH_ERR, null);
+        assertTrue(tookMs >= 10, "two retries 5 ms apart before giving up, took " + tookMs + " ms");
+        assertEquals(LoopbackQueuePair.State.RTS, ((LoopbackQueuePair) f.serverQp).state(),
+                "the receiver's QP is untouched by the sender's RNR failure (like hardware)");
+    }
+
+    @Test
+    void aSendWaitsForAReceiveWhileRnrRetriesLast() {
+        ConnectSpec forever = new ConnectSpec(4, 4, 3, 7, null);
+        f = LoopbackFixture.connected(LoopbackStack.create(), forever, forever, new QpSpec(8, 8, 64));
+        Registration src = register(f.clientPd, 8, LW);
+        Registration dst = register(f.serverPd, 8, LW);
+        f.clientQp.postSend(send(1, WrOpcode.SEND, SendFlags.SIGNALED, src, 0, 8));
+        assertEquals(0, drain(f.clientCq, 50).size(), "stalled on RNR");
+        f.serverQp.postReceive(recv(9, dst, 0, 8));
+        assertCompletion(completions(f.clientCq, 1).get(0), 1, WcStatus.SUCCESS, WcOpcode.SEND);
+        assertCompletion(completions(f.serverCq, 1).get(0), 9, WcStatus.SUCCESS, WcOpcode.RECV);
+    }
+
+    @Test
+    void toErrorFlushesEverythingInOrderAndDestroyStopsAll() {
+        f = LoopbackFixture.connected(LoopbackStack.create());
+        Registration dst = register(f.serverPd, 64, LW);
+        io.reactiverdma.verbs.ReceiveWorkRequests rw = new io.reactiverdma.verbs.ReceiveWorkRequests(4, 1);
+        for (int i = 0; i < 4; i++) {
+            rw.add(i, dst.address(), 8, dst.lkey());
+        }
+        f.serverQp.postReceive(rw);
+        f.serverQp.toError();
+        List<Completion> c = completions(f.serverCq, 4);
+        for (int i = 0; i < 4; i++) {
+            assertCompletion(c.get(i), i, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV);
+        }
+        f.server.destroyQueuePair();
+        f.server.destroyQueuePair(); // idempotent
+        assertThrows(PostRefusedException.class, () -> f.serverQp.postReceive(rw), "use after destroy");
+        assertThrows(IllegalStateException.class, () -> f.serverQp.toError());
+    }
+
+    @Test
+    void sendsToADestroyedQpEndInRetryExceeded() {
+        ConnectSpec oneRetry = new ConnectSpec(4, 4, 1, 3, null);
+        f = LoopbackFixture.connected(LoopbackStack.create(), oneRetry, oneRetry, new QpSpec(8, 8, 64));
+        Registration src = register(f.clientPd, 8, LW);
+        f.server.destroyQueuePair();
+        f.clientQp.postSend(send(1, WrOpcode.SEND, SendFlags.SIGNALED, src, 0, 8));
+        assertCompletion(completions(f.clientCq, 1).get(0), 1, WcStatus.RETRY_EXC_ERR, null);
+        assertEquals(0, f.stack.resources().count(LoopbackResources.Kind.OUTSTANDING_WR));
+    }
+
+    @Test
+    void completionsAreGeneratedOffTheCallersThreadAndAHungDeviceHoldsThem() {
+        f = LoopbackFixture.connected(LoopbackStack.create());
+        Registration src = register(f.clientPd, 8, LW);
+        Registration target = register(f.serverPd, 8, LW | AccessFlags.REMOTE_WRITE);
+        f.stack.faults().hang(f.client.device());
+        f.clientQp.postSend(send(1, WrOpcode.RDMA_WRITE, SendFlags.SIGNALED, src, 0, 8)
+                .rdma(0, target.address(), target.rkey()));
+        assertEquals(0, drain(f.clientCq, 50).size(), "a hung device generates no completion");
+        assertEquals(1, f.stack.resources().count(LoopbackResources.Kind.OUTSTANDING_WR));
+        assertEquals(1, ((LoopbackQueuePair) f.clientQp).outstandingSends());
+        f.stack.faults().resume(f.client.device());
+        assertCompletion(completions(f.clientCq, 1).get(0), 1, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE);
+        f.client.disconnect();
+        LoopbackFixture.next(f.serverChannel, CmEventType.DISCONNECTED);
+    }
+}
