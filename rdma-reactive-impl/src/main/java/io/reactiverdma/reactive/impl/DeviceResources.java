@@ -39,7 +39,7 @@ final class DeviceResources {
     private final Set<CompletionQueueHandle> allCqs = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Live connections by QP number, for async QP errors. */
     private final Map<Integer, EngineConnection> connections = new java.util.concurrent.ConcurrentHashMap<>();
-    private AsyncEventReader asyncEvents;
+    private AsyncEventReader.Listener asyncEvents;
     private volatile Runnable removed;
 
     DeviceResources(Device context) {
@@ -53,8 +53,8 @@ final class DeviceResources {
     void startAsyncEvents(java.util.function.Consumer<io.reactiverdma.reactive.DeviceEvent> publish, Runnable fatal,
             Runnable removed) {
         this.removed = removed;
-        asyncEvents = new AsyncEventReader(context, this, publish, fatal);
-        asyncEvents.start();
+        asyncEvents = new AsyncEventReader.Listener(this, publish, fatal);
+        AsyncEventReader.attach(context, asyncEvents);
     }
 
     /** rdma_cm reported DEVICE_REMOVAL on one of the device's ids: the engine retires the device. */
@@ -96,7 +96,7 @@ final class DeviceResources {
      */
     void close() {
         if (asyncEvents != null) {
-            asyncEvents.stop();
+            AsyncEventReader.detach(context, asyncEvents);
         }
         for (CompletionQueueHandle h : allCqs) {
             h.stop();

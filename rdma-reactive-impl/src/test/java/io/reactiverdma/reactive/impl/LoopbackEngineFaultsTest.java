@@ -189,7 +189,7 @@ class LoopbackEngineFaultsTest {
             StepVerifier.create(engine.connect(config().withPort(server.port())))
                     .expectErrorSatisfies(e -> {
                         assertTrue(e instanceof RdmaConnectException, e.toString());
-                        assertEquals(RdmaEngine.map(t), ((RdmaConnectException) e).reason(), e.toString());
+                        assertEquals(CmEvents.map(t), ((RdmaConnectException) e).reason(), e.toString());
                     })
                     .verify(WAIT);
         }

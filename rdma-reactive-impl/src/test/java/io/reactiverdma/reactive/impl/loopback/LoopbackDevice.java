@@ -26,6 +26,8 @@ public final class LoopbackDevice implements Device {
     private final int maxQpRdAtom;
     final LoopbackResources resources;
     final Set<LoopbackCompletionQueue> cqs = ConcurrentHashMap.newKeySet();
+    /** Every CQ ever created on this device, in creation order (for tests that pick one). */
+    private final java.util.List<LoopbackCompletionQueue> created = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ArrayDeque<AsyncEventInfo> asyncEvents = new ArrayDeque<>();
     private boolean asyncWakeup;
     volatile boolean hung;
@@ -87,9 +89,15 @@ public final class LoopbackDevice implements Device {
         }
         LoopbackCompletionQueue q = new LoopbackCompletionQueue(this, entries, events, pollBatch, description);
         cqs.add(q);
+        created.add(q);
         stack.faults.cqCreated(q);
         resources.add(LoopbackResources.Kind.COMPLETION_QUEUE, q, q.toString());
         return q;
+    }
+
+    /** The CQs created on this device, oldest first, closed ones included. */
+    public java.util.List<LoopbackCompletionQueue> completionQueues() {
+        return java.util.List.copyOf(created);
     }
 
     /** Completion-queue overflows on this device's CQs. */
