@@ -99,6 +99,7 @@ final class ClientConnector {
                 }
                 case ESTABLISHED -> {
                     done = true;
+                    engine.untrack(this);
                     timer.cancel(false);
                     EngineConnection c = connection;
                     c.applyPeerOffer(Negotiation.decode(e.privateData()));
@@ -113,6 +114,9 @@ final class ClientConnector {
                     }));
                 }
                 default -> {
+                    if (e.type() == CmEventType.DEVICE_REMOVAL) {
+                        engine.deviceRemoved(id);
+                    }
                     if (e.type().isConnectFailure() || e.type() == CmEventType.DEVICE_REMOVAL) {
                         fail(new RdmaConnectException("connecting to " + destination + " failed: "
                                 + e.type().cName() + " (status " + e.status() + ")", CmEvents.map(e.type()),
@@ -152,6 +156,7 @@ final class ClientConnector {
 
     private void fail(Throwable error) {
         done = true;
+        engine.untrack(this);
         if (timer != null) {
             timer.cancel(false);
         }
@@ -173,12 +178,21 @@ final class ClientConnector {
         }
     }
 
+    /** rdma_cm thread: the engine shuts down; an attempt still under way fails. */
+    void shutDown() {
+        if (!done) {
+            fail(new RdmaConnectException("connecting to " + config.host() + ":" + config.port()
+                    + " was abandoned: the engine was shut down", ConnectionEvent.Type.CONNECT_ERROR, 0, null));
+        }
+    }
+
     /** rdma_cm thread: the subscriber cancelled before the connection was handed over. */
     void abandon() {
         if (done) {
             return; // failed (cleaned up already) or established (then the hand-over closes it)
         }
         done = true;
+        engine.untrack(this);
         if (timer != null) {
             timer.cancel(false);
         }

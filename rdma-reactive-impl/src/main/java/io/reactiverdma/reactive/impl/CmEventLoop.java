@@ -26,6 +26,8 @@ final class CmEventLoop {
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final Thread thread;
     private volatile boolean running = true;
+    /** The loop ended: tasks handed over from now on run on the caller's thread, one caller at a time. */
+    private volatile boolean terminated;
 
     CmEventLoop(CmChannel channel, String name) {
         this.channel = channel;
@@ -53,7 +55,12 @@ final class CmEventLoop {
     /** Runs {@code task} on the loop thread, after what was queued before it. */
     void execute(Runnable task) {
         tasks.offer(task);
-        if (!inLoop()) {
+        if (terminated) {
+            // A close that outlived a shutdown still destroys its QP and id (the channel is gone, not the ids).
+            synchronized (tasks) {
+                runTasks();
+            }
+        } else if (!inLoop()) {
             channel.wakeup();
         }
     }
@@ -64,10 +71,25 @@ final class CmEventLoop {
         execute(() -> running = false);
     }
 
+    private void runTasks() {
+        Runnable r;
+        while ((r = tasks.poll()) != null) {
+            try {
+                r.run();
+            } catch (Throwable t) {
+                EngineLog.error("rdma_cm event loop: a task failed", t);
+            }
+        }
+    }
+
     private void run() {
         try {
             loop();
         } finally {
+            terminated = true;
+            synchronized (tasks) {
+                runTasks();
+            }
             try {
                 channel.close();
             } catch (Throwable t) {

@@ -27,8 +27,9 @@ import java.util.concurrent.locks.LockSupport;
  * thread, and then keeps running tasks only, so their close sequences still complete, until {@link #stop}.
  * A failing task or completion handler is logged and does not end the thread.
  *
- * <p>Nothing in the cycle allocates per completion: the CQ polls into a reused flyweight, the handler is
- * this object, and pending entries are preallocated.
+ * <p>Dispatching a completion allocates nothing: the CQ polls into a reused flyweight, the handler is
+ * this object, and pending entries are preallocated (a received message then gets its own small handle,
+ * see {@link EngineMessage}).
  */
 final class CompletionPoller implements CompletionQueue.Handler {
     /** {@link PollerClient#recheckCredits()} answers. */

@@ -63,7 +63,8 @@ final class EngineConnection implements io.reactiverdma.reactive.RdmaConnection,
     private volatile boolean credits;
     // ---- poller thread only
     private State state = State.CONNECTING;
-    private Throwable closeCause;
+    /** Written on the poller thread only; volatile because refusals on a subscriber's thread name it too. */
+    private volatile Throwable closeCause;
     private boolean releasing;
     private java.util.concurrent.ScheduledFuture<?> drainWatchdog;
 
@@ -152,10 +153,15 @@ final class EngineConnection implements io.reactiverdma.reactive.RdmaConnection,
     // -------------------------------------------------------------------------------------- rdma_cm
     /** Records an event (on the poller thread, so events are emitted by one thread in order). */
     void emit(ConnectionEvent e) {
+        emit(e, true);
+    }
+
+    /** {@code forward}: also to the listener (false for an event the listener has published itself). */
+    void emit(ConnectionEvent e, boolean forward) {
         poller.run(() -> {
             events.tryEmitNext(e);
             ConnectionEventListener l = eventListener;
-            if (l != null) {
+            if (forward && l != null) {
                 l.onEvent(e);
             }
         });

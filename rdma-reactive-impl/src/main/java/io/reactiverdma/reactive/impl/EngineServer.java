@@ -69,6 +69,7 @@ final class EngineServer implements DisposableRdmaServer {
             if (e.type() == CmEventType.DEVICE_REMOVAL) {
                 // The listening id's device is gone: this server cannot accept anything any more.
                 EngineLog.warn("server " + address + ": its RDMA device was removed; disposing the server");
+                engine.deviceRemoved(listener);
                 dispose();
             }
             return;
@@ -92,7 +93,8 @@ final class EngineServer implements DisposableRdmaServer {
         }
         Negotiation offered = Negotiation.decode(e.privateData());
         c.applyPeerOffer(offered);
-        c.emit(new ConnectionEvent(ConnectionEvent.Type.CONNECT_REQUEST, e.status(), e.privateDataTrimmed(), peer));
+        // The server published this request above: the connection records it without forwarding it again.
+        c.emit(new ConnectionEvent(ConnectionEvent.Type.CONNECT_REQUEST, e.status(), e.privateDataTrimmed(), peer), false);
         c.setEventListener(this::publish);
         engine.track(c);
         connections.add(c);

@@ -2,7 +2,7 @@ package io.reactiverdma.reactive.impl;
 
 /**
  * The flow-control arithmetic of one connection, apart from the verbs that carry it out, so that it can be
- * reasoned about and tested on its own. Not thread-safe: the connection calls it under its lock.
+ * reasoned about and tested on its own. Not thread-safe: only the connection's poller thread calls it.
  *
  * <h2>Send side</h2> {@code sendDepth} send-queue slots for user work (the credit update has its own extra
  * slot, outside this count). With credits, a message that consumes one of the peer's receives (SEND,

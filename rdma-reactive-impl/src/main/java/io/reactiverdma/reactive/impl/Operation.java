@@ -56,7 +56,10 @@ final class Operation implements Runnable {
         return this;
     }
 
-    /** The hand-over task: queues the operation on its connection's poller thread (no allocation for it). */
+    /**
+     * The hand-over task: queues the operation on its connection's poller thread. Being its own task, it
+     * needs no lambda; the poller's queue still allocates a node per hand-over from another thread.
+     */
     @Override
     public void run() {
         queue.submit(this);

@@ -42,6 +42,7 @@ final class OperationFactory {
         return Mono.<Object>create(sink -> {
             int n = data.remaining();
             checkMessageSize(n);
+            refuseIfClosed();
             EngineBuffer copy = pool.allocatePooled(Math.max(n, 1));
             copy.buffer().put(data.duplicate());
             copy.retain();
@@ -93,6 +94,7 @@ final class OperationFactory {
                 throw new InvalidRequestException(InvalidRequestException.Reason.MISALIGNED_ATOMIC,
                         type + " needs an 8-byte aligned remote address, got 0x" + Long.toHexString(remote.address()));
             }
+            refuseIfClosed();
             EngineBuffer result = pool.allocatePooled(8);
             result.retain();
             submit(sink, new Operation(connection.send, type, sink, result, true, 8, remote.address(), remote.rkey(),
@@ -131,6 +133,16 @@ final class OperationFactory {
             poller.run(() -> connection.send.cancel(op));
         });
         poller.run(op);
+    }
+
+    /**
+     * A closed connection refuses before the copy: its device's pool may be closed too (a retired device),
+     * and the caller should hear that the connection is closed, not that a pool is.
+     */
+    private void refuseIfClosed() {
+        if (connection.isDisposed()) {
+            throw connection.closedError("refused");
+        }
     }
 
     private <T> Mono<T> onCallbacks(Mono<T> m) {

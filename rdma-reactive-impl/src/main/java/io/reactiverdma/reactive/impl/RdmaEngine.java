@@ -46,6 +46,10 @@ public final class RdmaEngine implements RdmaTransportProvider {
     private final Map<Long, DeviceResources> devices = new ConcurrentHashMap<>();
     private final Set<EngineConnection> connections = ConcurrentHashMap.newKeySet();
     private final Set<EngineServer> servers = ConcurrentHashMap.newKeySet();
+    /** Connect attempts not finished yet (shutdown fails them). */
+    private final Set<ClientConnector> attempts = ConcurrentHashMap.newKeySet();
+    /** The shutdown under way, which a second call joins; null when none is. */
+    private Mono<Void> shuttingDown;
     private final Sinks.Many<DeviceEvent> deviceEvents = Sinks.many().multicast().directBestEffort();
 
     /** For {@link java.util.ServiceLoader}: the engine on rdma-core (libibverbs, librdmacm). */
@@ -81,6 +85,19 @@ public final class RdmaEngine implements RdmaTransportProvider {
     private void publish(DeviceEvent e) {
         synchronized (deviceEvents) {
             deviceEvents.tryEmitNext(e);
+        }
+    }
+
+    void untrack(ClientConnector attempt) {
+        attempts.remove(attempt);
+    }
+
+    /** rdma_cm reported DEVICE_REMOVAL on {@code id} (a listener, or an attempt before its connection). */
+    void deviceRemoved(io.reactiverdma.reactive.impl.verbs.CmId id) {
+        try {
+            retire(id.device().key(), DeviceEvent.Type.DEVICE_REMOVED);
+        } catch (RuntimeException notBound) {
+            // the id never reached a device: nothing of it to release
         }
     }
 
@@ -141,6 +158,7 @@ public final class RdmaEngine implements RdmaTransportProvider {
         return Mono.create(sink -> {
             CmEventLoop cm = cm();
             ClientConnector attempt = new ClientConnector(this, cm, config, sink);
+            attempts.add(attempt);
             sink.onCancel(() -> {
                 if (attempt.handover.compareAndSet(ClientConnector.PENDING, ClientConnector.CANCELLED)) {
                     cm.execute(attempt::abandon);
@@ -177,12 +195,33 @@ public final class RdmaEngine implements RdmaTransportProvider {
     @Override
     public Mono<Void> shutdown() {
         return Mono.defer(() -> {
+            synchronized (lock) {
+                if (shuttingDown == null) {
+                    shuttingDown = release().doFinally(s -> {
+                        synchronized (lock) {
+                            shuttingDown = null;
+                        }
+                    }).cache();
+                }
+                return shuttingDown;
+            }
+        });
+    }
+
+    /** Under {@link #lock}: everything open is closed, then everything held is released. */
+    private Mono<Void> release() {
+        {
             CmEventLoop cm;
             List<DeviceResources> held;
             List<Mono<Void>> closing = new ArrayList<>();
-            synchronized (lock) {
+            {
                 cm = cmLoop;
                 cmLoop = null;
+                if (cm != null) {
+                    for (ClientConnector a : new ArrayList<>(attempts)) {
+                        cm.execute(a::shutDown);
+                    }
+                }
                 for (EngineServer s : new ArrayList<>(servers)) {
                     s.dispose();
                     closing.add(s.onDispose());
@@ -204,6 +243,6 @@ public final class RdmaEngine implements RdmaTransportProvider {
                             cm.stop();
                         }
                     }));
-        });
+        }
     }
 }

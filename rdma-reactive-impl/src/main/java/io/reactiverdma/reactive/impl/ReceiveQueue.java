@@ -149,7 +149,9 @@ final class ReceiveQueue {
             qp.postReceive(wr);
         } catch (PostRefusedException e) {
             accepted = Math.min(e.failedIndex(), n);
-            failure = e;
+            // ENOMEM: the receive queue is full for now. The refused buffers wait for the next post (a
+            // completion, a release or a request makes one); any other refusal means the connection is broken.
+            failure = e.errno() == io.reactiverdma.natives.Errno.ENOMEM ? null : e;
         } catch (RuntimeException e) {
             accepted = 0;
             failure = e;
@@ -194,9 +196,11 @@ final class ReceiveQueue {
     /** A pending receive whose completion will never come (its QP was destroyed first). */
     void abandonPosted(PendingOperation p) {
         int index = p.receiveIndex;
+        long latencyNs = System.nanoTime() - p.postedNs;
         pending.free(p);
         posted--;
         metrics.outstanding(-1);
+        metrics.completed(OperationType.RECEIVE, false, true, latencyNs, 0);
         flow.receiveFlushed();
         free[freeCount++] = index;
     }

@@ -3,7 +3,6 @@ package io.reactiverdma.reactive.impl;
 import io.reactiverdma.reactive.ConnectionClosedException;
 import io.reactiverdma.reactive.OperationType;
 import io.reactiverdma.reactive.RdmaException;
-import io.reactiverdma.reactive.impl.verbs.PostRefusedException;
 import io.reactiverdma.reactive.impl.verbs.QueuePair;
 import io.reactiverdma.verbs.SendFlags;
 import io.reactiverdma.verbs.SendWorkRequests;
@@ -247,11 +246,6 @@ final class SendQueue {
         }
     }
 
-    /** For {@link PostRefusedException}-free callers: whether anything is still posted. */
-    boolean idle() {
-        return outstanding == 0;
-    }
-
     /**
      * The QP was destroyed without its flushes arriving (drain timeout, failed poller): fails what is still
      * pending as flushed. The device no longer touches the buffers, so dropping the holds is safe now.
@@ -259,9 +253,11 @@ final class SendQueue {
     void abandonPosted(PendingOperation p) {
         Operation op = p.operation;
         OperationType type = p.type;
+        long latencyNs = System.nanoTime() - p.postedNs;
         pending.free(p);
         outstanding--;
         metrics.outstanding(-1);
+        metrics.completed(type, false, true, latencyNs, 0);
         if (type == OperationType.CREDIT_UPDATE) {
             flow.advertisementCompleted();
         } else {

@@ -1,0 +1,141 @@
+package io.reactiverdma.reactive.impl;
+
+import io.reactiverdma.cm.CmEventType;
+import io.reactiverdma.reactive.ConnectionClosedException;
+import io.reactiverdma.reactive.DeviceEvent;
+import io.reactiverdma.reactive.DisposableRdmaServer;
+import io.reactiverdma.reactive.RdmaConnectException;
+import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.RdmaMessage;
+import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.RegisteredBuffer;
+import io.reactiverdma.reactive.RemoteAccess;
+import io.reactiverdma.reactive.impl.loopback.LoopbackResources.Kind;
+import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
+import io.reactiverdma.verbs.AsyncEventType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Defects 9 and 10 of the engine-core issue on the loopback device: the devices' events are published and
+ * acted on, and an engine can be shut down, releasing every per-device resource and thread.
+ */
+@Timeout(90)
+class EngineLifecycleTest {
+    static final Duration WAIT = Duration.ofSeconds(10);
+
+    private final LoopbackStack stack = LoopbackStack.create();
+    private final RdmaEngine serverEngine = new RdmaEngine(stack);
+    private final RdmaEngine clientEngine = new RdmaEngine(stack);
+
+    @AfterEach
+    void tearDown() {
+        try {
+            clientEngine.shutdown().block(WAIT);
+            serverEngine.shutdown().block(WAIT);
+        } finally {
+            stack.close();
+        }
+    }
+
+    private static RdmaTransportConfig config() {
+        return RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0);
+    }
+
+    private DisposableRdmaServer echoServer() {
+        DisposableRdmaServer s = serverEngine.bind(config(), c -> c.send(c.receive().map(m -> {
+            ByteBuffer copy = ByteBuffer.wrap(m.toByteArray());
+            m.release();
+            return copy;
+        }))).block(WAIT);
+        assertNotNull(s);
+        return s;
+    }
+
+    private RdmaConnection connectAndEcho(DisposableRdmaServer server) {
+        RdmaConnection c = clientEngine.connect(config().withPort(server.port())).block(WAIT);
+        assertNotNull(c);
+        StepVerifier.create(c.send(ByteBuffer.wrap(new byte[] {1, 2, 3})).then(c.receive().next()
+                        .doOnNext(RdmaMessage::release).map(RdmaMessage::length)))
+                .expectNext(3).expectComplete().verify(WAIT);
+        return c;
+    }
+
+    /** Defect 10: nothing released the per-device resources and threads before the JVM exited. */
+    @Test
+    void shutdownClosesEverythingAndReleasesEveryDeviceResourceAndTheEngineWorksAgainAfterwards() {
+        DisposableRdmaServer server = echoServer();
+        RdmaConnection c = connectAndEcho(server);
+        RegisteredBuffer region = c.memory().allocateRegistered(4096, RemoteAccess.READ); // a user registration
+
+        StepVerifier.create(Mono.when(clientEngine.shutdown(), serverEngine.shutdown())).expectComplete().verify(WAIT);
+        assertTrue(c.isDisposed());
+        StepVerifier.create(c.onDispose()).expectComplete().verify(WAIT);
+        StepVerifier.create(server.onDispose()).expectComplete().verify(WAIT);
+        stack.resources().awaitReleased(WAIT); // no kind ignored: PDs, registrations, CQs, ids, channels
+        assertTrue(region.isReleased() || region.remoteAccess().contains(RemoteAccess.READ)); // the handle may outlive it
+        StepVerifier.create(clientEngine.shutdown()).expectComplete().verify(WAIT); // idempotent
+
+        DisposableRdmaServer again = echoServer();
+        connectAndEcho(again).dispose();
+    }
+
+    /** A connect attempt under way when the engine shuts down fails typed instead of hanging. */
+    @Test
+    void shutdownFailsAConnectAttemptUnderWay() {
+        DisposableRdmaServer server = echoServer();
+        stack.faults().delayEvents(CmEventType.ROUTE_RESOLVED, Duration.ofSeconds(5), 1);
+        Mono<RdmaConnection> attempt = clientEngine.connect(config().withPort(server.port())).cache();
+        attempt.subscribe(x -> { }, e -> { });
+        StepVerifier.create(Mono.delay(Duration.ofMillis(100)).then(clientEngine.shutdown())).expectComplete().verify(WAIT);
+        StepVerifier.create(attempt).expectError(RdmaConnectException.class).verify(WAIT);
+    }
+
+    /** Defect 9: port events reached nobody. */
+    @Test
+    void portEventsArePublished() {
+        DisposableRdmaServer server = echoServer();
+        StepVerifier.create(clientEngine.deviceEvents().take(2))
+                .then(() -> {
+                    // the client engine opens the device when it first connects through it
+                    connectAndEcho(server).dispose();
+                    stack.faults().raisePortEvent(stack.device("loopback0"), AsyncEventType.PORT_ERR, 1);
+                    stack.faults().raisePortEvent(stack.device("loopback0"), AsyncEventType.GID_CHANGE, 1);
+                })
+                .expectNext(new DeviceEvent("loopback0", DeviceEvent.Type.PORT_ERROR, 1))
+                .expectNext(new DeviceEvent("loopback0", DeviceEvent.Type.GID_CHANGE, 1))
+                .expectComplete()
+                .verify(WAIT);
+    }
+
+    /** Defect 9: a fatal device fails its connections and gives back what the engine held of it. */
+    @Test
+    void aFatalDeviceFailsItsConnectionsAndReleasesItsResources() {
+        DisposableRdmaServer server = echoServer();
+        RdmaConnection c = connectAndEcho(server);
+        StepVerifier.create(clientEngine.deviceEvents().filter(e -> e.type() == DeviceEvent.Type.DEVICE_FATAL).next())
+                .then(() -> stack.faults().raiseDeviceFatal(stack.device("loopback0")))
+                .expectNext(new DeviceEvent("loopback0", DeviceEvent.Type.DEVICE_FATAL, -1))
+                .expectComplete()
+                .verify(WAIT);
+        StepVerifier.create(c.onDispose()).expectComplete().verify(WAIT);
+        StepVerifier.create(c.send(ByteBuffer.allocate(1))).expectError(ConnectionClosedException.class).verify(WAIT);
+        StepVerifier.create(server.onDispose().then(Mono.just(1))).expectSubscription().thenCancel().verify(WAIT);
+        // Both engines (client and server in this JVM) retired the device: no PD is left.
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (stack.resources().count(Kind.PROTECTION_DOMAIN) > 0 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(0, stack.resources().count(Kind.PROTECTION_DOMAIN), stack.resources().toString());
+    }
+}
