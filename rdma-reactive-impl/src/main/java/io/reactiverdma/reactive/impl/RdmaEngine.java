@@ -1,5 +1,13 @@
 package io.reactiverdma.reactive.impl;
 
+import io.reactiverdma.reactive.impl.cm.ClientConnector;
+import io.reactiverdma.reactive.impl.cm.EngineContext;
+import io.reactiverdma.reactive.impl.cm.CmEventLoop;
+import io.reactiverdma.reactive.impl.cm.EngineServer;
+import io.reactiverdma.reactive.impl.connection.EngineConnection;
+import io.reactiverdma.reactive.impl.device.DeviceResources;
+import io.reactiverdma.reactive.impl.support.EngineLog;
+
 import io.reactiverdma.reactive.ConnectionEvent;
 import io.reactiverdma.reactive.DeviceEvent;
 import io.reactiverdma.reactive.DisposableRdmaServer;
@@ -8,7 +16,6 @@ import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaTransportConfig;
-import io.reactiverdma.reactive.impl.verbs.ConnectSpec;
 import io.reactiverdma.reactive.impl.verbs.Device;
 import io.reactiverdma.reactive.impl.verbs.RdmaStack;
 import io.reactiverdma.reactive.impl.verbs.jna.JnaRdmaStack;
@@ -18,9 +25,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +40,7 @@ import java.util.function.Function;
  * use and released by {@link #shutdown()} (or, for one device, when it fails or is removed). Found by the
  * API through {@link java.util.ServiceLoader}.
  */
-public final class RdmaEngine implements RdmaTransportProvider {
+public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
     /** How long shutdown waits for connections and servers to close before it releases what is left. */
     static final Duration SHUTDOWN_CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
@@ -73,7 +77,8 @@ public final class RdmaEngine implements RdmaTransportProvider {
     }
 
     /** The resources of {@code device}, created on first use (rdma_cm thread). */
-    DeviceResources device(Device device) {
+    @Override
+    public DeviceResources device(Device device) {
         return devices.computeIfAbsent(device.key(), k -> {
             DeviceResources r = new DeviceResources(device);
             r.startAsyncEvents(this::publish, () -> retire(device.key(), DeviceEvent.Type.DEVICE_FATAL),
@@ -88,12 +93,19 @@ public final class RdmaEngine implements RdmaTransportProvider {
         }
     }
 
-    void untrack(ClientConnector attempt) {
+    @Override
+    public void track(ClientConnector attempt) {
+        attempts.add(attempt);
+    }
+
+    @Override
+    public void untrack(ClientConnector attempt) {
         attempts.remove(attempt);
     }
 
     /** rdma_cm reported DEVICE_REMOVAL on {@code id} (a listener, or an attempt before its connection). */
-    void deviceRemoved(io.reactiverdma.reactive.impl.verbs.CmId id) {
+    @Override
+    public void deviceRemoved(io.reactiverdma.reactive.impl.verbs.CmId id) {
         try {
             retire(id.device().key(), DeviceEvent.Type.DEVICE_REMOVED);
         } catch (RuntimeException notBound) {
@@ -102,7 +114,8 @@ public final class RdmaEngine implements RdmaTransportProvider {
     }
 
     /** A connection exists (connecting or accepted): shutdown closes it. */
-    void track(EngineConnection c) {
+    @Override
+    public void track(EngineConnection c) {
         connections.add(c);
         c.onDispose().subscribe(null, null, () -> connections.remove(c));
     }
@@ -117,12 +130,15 @@ public final class RdmaEngine implements RdmaTransportProvider {
             return;
         }
         if (why == DeviceEvent.Type.DEVICE_REMOVED) {
-            publish(new DeviceEvent(r.context.name(), why, -1));
+            publish(new DeviceEvent(r.context().name(), why, -1));
         }
         List<Mono<Void>> closing = new ArrayList<>();
-        for (EngineConnection c : new ArrayList<>(r.connections())) {
+        for (EngineConnection c : new ArrayList<>(connections)) {
+            if (c.device() != r) {
+                continue;
+            }
             c.closeFromAnyThread(new io.reactiverdma.reactive.ConnectionClosedException(c.description() + ": its device "
-                    + r.context.name() + " " + (why == DeviceEvent.Type.DEVICE_FATAL ? "failed" : "was removed")));
+                    + r.context().name() + " " + (why == DeviceEvent.Type.DEVICE_FATAL ? "failed" : "was removed")));
             closing.add(c.onDispose());
         }
         Mono.when(closing).timeout(SHUTDOWN_CLOSE_TIMEOUT, Mono.empty()).subscribe(null, null, () -> releaseDevice(r));
@@ -132,24 +148,7 @@ public final class RdmaEngine implements RdmaTransportProvider {
         try {
             r.close();
         } catch (RuntimeException e) {
-            EngineLog.error("releasing the resources of " + r.context.name() + " failed", e);
-        }
-    }
-
-    static ConnectSpec connParam(RdmaTransportConfig config, DeviceResources device, byte[] privateData) {
-        int depth = Math.min(config.option(RdmaOption.READ_ATOMIC_DEPTH), Math.max(1, device.context.maxQpRdAtom()));
-        return new ConnectSpec(depth, depth, config.option(RdmaOption.RETRY_COUNT),
-                config.option(RdmaOption.RNR_RETRY_COUNT), privateData);
-    }
-
-    static InetSocketAddress address(RdmaTransportConfig config) {
-        try {
-            return new InetSocketAddress(InetAddress.getByName(config.host()), config.port());
-        } catch (UnknownHostException e) {
-            RdmaConnectException typed = new RdmaConnectException("cannot resolve host " + config.host() + ": "
-                    + e.getMessage(), ConnectionEvent.Type.ADDRESS_ERROR, 0, null);
-            typed.initCause(e);
-            throw typed;
+            EngineLog.error("releasing the resources of " + r.context().name() + " failed", e);
         }
     }
 
@@ -158,7 +157,7 @@ public final class RdmaEngine implements RdmaTransportProvider {
         return Mono.create(sink -> {
             CmEventLoop cm = cm();
             ClientConnector attempt = new ClientConnector(this, cm, config, sink);
-            attempts.add(attempt);
+            track(attempt);
             sink.onCancel(() -> {
                 if (attempt.handover.compareAndSet(ClientConnector.PENDING, ClientConnector.CANCELLED)) {
                     cm.execute(attempt::abandon);

@@ -1,5 +1,7 @@
 package io.reactiverdma.reactive.impl;
 
+import io.reactiverdma.reactive.impl.support.CmEvents;
+
 import io.reactiverdma.cm.CmEventType;
 import io.reactiverdma.reactive.CompletionQueueMode;
 import io.reactiverdma.reactive.ConnectionEvent;

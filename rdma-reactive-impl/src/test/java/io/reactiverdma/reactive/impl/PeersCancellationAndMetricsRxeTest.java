@@ -1,5 +1,8 @@
 package io.reactiverdma.reactive.impl;
 
+import io.reactiverdma.reactive.impl.device.BufferPool;
+import io.reactiverdma.reactive.impl.device.EngineBuffer;
+
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactiverdma.reactive.ConnectionEvent;

@@ -1,5 +1,7 @@
 package io.reactiverdma.reactive.impl;
 
+import io.reactiverdma.reactive.impl.device.BufferPool;
+
 import io.reactiverdma.reactive.ConnectionClosedException;
 import io.reactiverdma.reactive.ConnectionEvent;
 import io.reactiverdma.reactive.DisposableRdmaServer;

@@ -1,0 +1,355 @@
+package io.reactiverdma.reactive.impl.completion;
+
+import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
+import io.reactiverdma.reactive.impl.support.EngineLog;
+import io.reactiverdma.reactive.impl.support.EngineThread;
+
+import io.reactiverdma.reactive.PollerIdleStrategy;
+import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
+import reactor.util.concurrent.Queues;
+
+import java.util.ArrayList;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The agent that owns one completion queue and every connection on it: the only thread that polls the CQ
+ * and the only thread that reads or writes those connections' state. Other threads hand it work through
+ * {@link #execute}; work submitted from the poller thread itself runs inline (callers check
+ * {@link #inPollerThread()}).
+ *
+ * <p>Its duty cycle is {@link #doWork()}: poll a batch, run handed-over tasks, re-read the credit words of
+ * connections waiting for credits; it returns the work done, and the idle strategy decides what to do with
+ * zero. Event-driven idling arms the CQ, polls once more (a completion between the last poll and the arming
+ * raises no event) and sleeps on the completion channel until an event or a {@link #execute wake-up}.
+ *
+ * <p><b>Supervision.</b> Any {@code Throwable} out of poll, arm or await (the device was disassociated,
+ * {@code ibv_poll_cq} failed, the CQ overflowed) ends polling for good: the poller marks itself
+ * {@link #failure() failed} (its CQ takes no new connections), tells every {@link PollerClient} on its
+ * thread, and then keeps running tasks only, so their close sequences still complete, until {@link #stop}.
+ * A failing task or completion handler is logged and does not end the thread.
+ *
+ * <p>Dispatching a completion allocates nothing: the CQ polls into a reused flyweight, the handler is
+ * this object, and pending entries are preallocated (a received message then gets its own small handle,
+ * see {@link EngineMessage}).
+ */
+public final class CompletionPoller implements CompletionQueue.Handler {
+    /** {@link PollerClient#recheckCredits()} answers. */
+    public static final int STILL_WAITING = 0;
+    public static final int PROGRESSED = 1;
+    public static final int DONE = 2;
+    /** Longest sleep of an event-driven poller without events: a safety net, not a mechanism. */
+    static final long MAX_SLEEP_NS = TimeUnit.SECONDS.toNanos(1);
+    /** Sleep between task checks once the CQ failed (tasks wake it earlier). */
+    private static final long FAILED_PARK_NS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    private final String name;
+    private final CompletionQueue cq;
+    private final PendingOperations pending;
+    private final boolean eventDriven;
+    private final IdleStrategy idle;
+    /** While some connection waits for credits, the poller re-reads credit words instead of sleeping. */
+    private final IdleStrategy creditWaitIdle = new IdleStrategy.Backoff(20, 5, 1_000, 100_000);
+    private final EngineMetrics metrics;
+    private final Queue<Runnable> tasks = Queues.<Runnable>unboundedMultiproducer().get();
+    private final Queue<PollerClient> newCreditWaiters = Queues.<PollerClient>unboundedMultiproducer().get();
+    /** Poller-thread only. */
+    private final ArrayList<PollerClient> creditWaiters = new ArrayList<>();
+    private final java.util.Set<PollerClient> clients = ConcurrentHashMap.newKeySet();
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile boolean sleeping;
+    /** Set while a spinning strategy idles (it may park): only then does a hand-over pay for an unpark. */
+    private volatile boolean idling;
+    private volatile Throwable failure;
+    /** The thread has ended: tasks handed over from now on run on the caller's thread (see {@link #execute}). */
+    private volatile boolean terminated;
+    private long completions;
+
+    CompletionPoller(String name, CompletionQueue cq, PendingOperations pending, PollerIdleStrategy strategy,
+            EngineMetrics metrics) {
+        this.name = name;
+        this.cq = cq;
+        this.pending = pending;
+        this.eventDriven = strategy.kind() == PollerIdleStrategy.Kind.EVENT_DRIVEN;
+        if (eventDriven && !cq.supportsEvents()) {
+            throw new IllegalArgumentException("an event-driven poller needs a CQ with a completion channel");
+        }
+        this.idle = eventDriven ? null : IdleStrategy.of(strategy);
+        this.metrics = metrics;
+        this.thread = new EngineThread(this::run, name);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    public String name() {
+        return name;
+    }
+
+    PendingOperations pending() {
+        return pending;
+    }
+
+    boolean inPollerThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    /** Why polling stopped, or null while it runs. */
+    public Throwable failure() {
+        return failure;
+    }
+
+    /** Runs {@code task} on the poller thread, after the tasks handed over before it (wakes it if it sleeps). */
+    public void execute(Runnable task) {
+        tasks.offer(task);
+        if (terminated) {
+            // Nobody owns the poller's connections any more (all closed): what still arrives, such as a
+            // message released after its connection closed, runs here, one caller at a time, in order.
+            synchronized (tasks) {
+                runTasks();
+            }
+        } else {
+            wake();
+        }
+    }
+
+    /** Runs {@code task} now when called on the poller thread, else hands it over. */
+    public void run(Runnable task) {
+        if (inPollerThread()) {
+            task.run();
+        } else {
+            execute(task);
+        }
+    }
+
+    /** {@code client} is owned by this poller from now on (told if polling fails). Any thread. */
+    public void attach(PollerClient client) {
+        clients.add(client);
+        Throwable f = failure;
+        if (f != null) {
+            execute(() -> client.pollerFailed(f));
+        }
+    }
+
+    public void detach(PollerClient client) {
+        clients.remove(client);
+    }
+
+    /** {@code client} waits for credits: re-check it every cycle until it says otherwise. */
+    public void awaitCredits(PollerClient client) {
+        newCreditWaiters.offer(client);
+        wake();
+    }
+
+    /**
+     * Ends polling as if the CQ had failed with {@code cause} (an asynchronous CQ error event): the clients
+     * are failed on the poller thread. Any thread; idempotent.
+     */
+    public void fail(Throwable cause) {
+        execute(() -> failPolling(cause));
+    }
+
+    private void wake() {
+        if (sleeping) {
+            cq.wakeup();
+        } else if (idling || failure != null || !running) {
+            LockSupport.unpark(thread); // a backoff or failed poller may be parked
+        }
+    }
+
+    /** Completions handled so far (poller thread's count; approximate from other threads). */
+    long completions() {
+        return completions;
+    }
+
+    /** One duty cycle: returns the work done (completions, tasks, connections that could post again). */
+    int doWork() {
+        int work = 0;
+        if (failure == null) {
+            int n = cq.poll(this);
+            if (n > 0) {
+                completions += n;
+                metrics.pollBatch(n);
+                work += n;
+            }
+        }
+        work += runTasks();
+        if (failure == null) {
+            work += checkCreditWaiters();
+        }
+        return work;
+    }
+
+    private void run() {
+        try {
+            while (running) {
+                try {
+                    int work = doWork();
+                    if (failure != null) {
+                        if (work == 0) {
+                            LockSupport.parkNanos(this, FAILED_PARK_NS);
+                        }
+                        continue;
+                    }
+                    idle(work);
+                } catch (Throwable t) {
+                    failPolling(t);
+                }
+            }
+        } finally {
+            closeCq();
+            runTasks();
+            terminated = true;
+            synchronized (tasks) {
+                runTasks(); // a task handed over before it could see 'terminated'
+            }
+        }
+    }
+
+    private void idle(int work) {
+        if (work > 0) {
+            if (idle != null) {
+                idle.reset();
+            }
+            creditWaitIdle.reset();
+        } else if (eventDriven && creditWaiters.isEmpty()) {
+            sleep();
+        } else {
+            idling = true;
+            try {
+                if (tasks.isEmpty()) { // a task handed over before 'idling' was set saw no reason to unpark
+                    (creditWaiters.isEmpty() ? idle : creditWaitIdle).idle(0);
+                }
+            } finally {
+                idling = false;
+            }
+        }
+    }
+
+    private void sleep() {
+        sleeping = true;
+        try {
+            cq.arm();
+            // Poll once more after arming: a completion that arrived before the arm raises no event.
+            int n = cq.poll(this);
+            if (n > 0) {
+                completions += n;
+                metrics.pollBatch(n);
+                return;
+            }
+            if (!tasks.isEmpty() || !newCreditWaiters.isEmpty() || !running) {
+                return;
+            }
+            cq.await(MAX_SLEEP_NS);
+        } finally {
+            sleeping = false;
+        }
+    }
+
+    /** Poller thread: polling is over; every client learns why and closes on this thread. */
+    private void failPolling(Throwable cause) {
+        if (failure != null) {
+            return;
+        }
+        failure = cause;
+        EngineLog.error("completion poller " + name + " failed; failing its " + clients.size()
+                + " connections (its tasks still run)", cause);
+        creditWaiters.clear();
+        newCreditWaiters.clear();
+        for (PollerClient c : clients.toArray(PollerClient[]::new)) {
+            try {
+                c.pollerFailed(cause);
+            } catch (Throwable t) {
+                EngineLog.error("completion poller " + name + ": failing " + c + " failed", t);
+            }
+        }
+    }
+
+    private int runTasks() {
+        int n = 0;
+        Runnable r;
+        while ((r = tasks.poll()) != null) {
+            try {
+                r.run();
+            } catch (Throwable t) {
+                EngineLog.error("task on completion poller " + name + " failed", t);
+            }
+            n++;
+        }
+        return n;
+    }
+
+    private int checkCreditWaiters() {
+        PollerClient c;
+        while ((c = newCreditWaiters.poll()) != null) {
+            if (!creditWaiters.contains(c)) {
+                creditWaiters.add(c);
+            }
+        }
+        int progressed = 0;
+        for (int i = creditWaiters.size() - 1; i >= 0; i--) {
+            PollerClient w = creditWaiters.get(i);
+            int r;
+            try {
+                r = w.recheckCredits();
+            } catch (Throwable t) {
+                EngineLog.error("completion poller " + name + ": re-checking credits of " + w + " failed", t);
+                r = DONE;
+            }
+            if (r != STILL_WAITING) {
+                creditWaiters.set(i, creditWaiters.get(creditWaiters.size() - 1));
+                creditWaiters.remove(creditWaiters.size() - 1);
+            }
+            if (r == PROGRESSED) {
+                progressed++;
+            }
+        }
+        return progressed;
+    }
+
+    @Override
+    public void onCompletion(long wrId, int status, int opcode, int vendorErr, int byteLen, int immData, int wcFlags) {
+        PendingOperation e = pending.lookup(wrId);
+        if (e == null) {
+            metrics.staleCompletion();
+            return;
+        }
+        CompletionTarget target = e.connection;
+        try {
+            target.onCompletion(e, status, opcode, vendorErr, byteLen, immData, wcFlags);
+        } catch (Throwable t) {
+            // One connection's failure (or a subscriber that threw from onNext) must not end the thread that
+            // every other connection on this CQ depends on.
+            EngineLog.error("completion poller " + name + ": handling the completion of wr_id 0x"
+                    + Long.toHexString(wrId) + " failed; failing its connection", t);
+            target.completionHandlingFailed(e, wrId, t);
+        }
+    }
+
+    /**
+     * Stops the thread without waiting for it: the poller closes its CQ itself once its loop has returned
+     * (every QP on the CQ was destroyed before). Any thread; idempotent.
+     */
+    void stop() {
+        running = false;
+        wake();
+        LockSupport.unpark(thread);
+    }
+
+    /** True once the thread has ended (and closed its CQ). */
+    boolean isStopped() {
+        return !thread.isAlive() && thread.getState() != Thread.State.NEW;
+    }
+
+    private void closeCq() {
+        try {
+            cq.close();
+        } catch (Throwable t) {
+            EngineLog.error("completion poller " + name + ": destroying its CQ failed", t);
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package io.reactiverdma.reactive.impl.connection;
+
+import io.reactiverdma.reactive.impl.completion.CompletionQueueHandle;
+import io.reactiverdma.reactive.impl.device.ControlWords;
+import io.reactiverdma.reactive.impl.device.DeviceResources;
+import io.reactiverdma.reactive.impl.device.EngineBuffer;
+import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
+
+import io.reactiverdma.reactive.RdmaOption;
+import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.impl.verbs.CmId;
+import io.reactiverdma.reactive.impl.verbs.QpSpec;
+import io.reactiverdma.reactive.impl.verbs.QueuePair;
+
+/**
+ * What one connection holds of its device, created together (on the rdma_cm thread, for an id whose route
+ * is resolved or a connect request's id) and released in reverse: its CQ reservation (and so its poller),
+ * its queue pair, its credit word and its receive buffers. If creating one of them fails, those created
+ * before are released again and nothing leaks.
+ */
+final class ConnectionResources {
+    final DeviceResources device;
+    final CompletionQueueHandle cq;
+    final int cqEntries;
+    final QueuePair qp;
+    final ControlWords.Slot creditWord;
+    final EngineBuffer[] receiveBuffers;
+    final int inlineLimit;
+    /** Whether this side offers credits: asked for, and inline WRITEs of 8 bytes are possible. */
+    final boolean creditsOffered;
+
+    ConnectionResources(CmId id, DeviceResources device, RdmaTransportConfig config, EngineMetrics metrics) {
+        this.device = device;
+        int sendDepth = config.option(RdmaOption.SEND_QUEUE_DEPTH);
+        int recvDepth = config.option(RdmaOption.RECEIVE_QUEUE_DEPTH);
+        int bufferSize = config.option(RdmaOption.RECEIVE_BUFFER_SIZE);
+        int sqDepth = sendDepth + 1; // + the credit update's own slot
+        this.cqEntries = sqDepth + recvDepth;
+        this.cq = device.acquireCq(config, cqEntries, metrics);
+        QueuePair q = null;
+        ControlWords.Slot word = null;
+        EngineBuffer[] buffers = new EngineBuffer[recvDepth];
+        try {
+            int askInline = Math.max(config.option(RdmaOption.MAX_INLINE_DATA), 8);
+            q = id.createQueuePair(device.pd, cq.cq, new QpSpec(sqDepth, recvDepth, askInline));
+            int grantedInline = q.maxInlineData();
+            this.inlineLimit = Math.min(config.option(RdmaOption.MAX_INLINE_DATA), grantedInline);
+            // Credit updates are 8-byte inline WRITEs: inline means the value is copied at post time, so a
+            // later update never races the device reading an earlier one.
+            this.creditsOffered = config.option(RdmaOption.CREDIT_FLOW_CONTROL) && grantedInline >= 8;
+            word = device.controlWords.allocate();
+            for (int i = 0; i < recvDepth; i++) {
+                buffers[i] = device.pool.allocatePooled(bufferSize);
+            }
+        } catch (RuntimeException e) {
+            for (EngineBuffer b : buffers) {
+                if (b != null) {
+                    b.release();
+                }
+            }
+            if (word != null) {
+                device.controlWords.free(word);
+            }
+            if (q != null) {
+                id.destroyQueuePair();
+            }
+            device.releaseCq(cq, cqEntries);
+            throw e;
+        }
+        this.qp = q;
+        this.creditWord = word;
+        this.receiveBuffers = buffers;
+    }
+
+    /**
+     * Gives back the credit word and the CQ reservation, once the QP is destroyed (the receive buffers go
+     * back through the receive queue, each when its message is released).
+     */
+    void release() {
+        device.controlWords.free(creditWord);
+        device.releaseCq(cq, cqEntries);
+    }
+}

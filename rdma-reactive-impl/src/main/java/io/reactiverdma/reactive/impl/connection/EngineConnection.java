@@ -1,0 +1,455 @@
+package io.reactiverdma.reactive.impl.connection;
+
+import io.reactiverdma.reactive.impl.completion.CompletionPoller;
+import io.reactiverdma.reactive.impl.completion.CompletionTarget;
+import io.reactiverdma.reactive.impl.completion.PendingOperation;
+import io.reactiverdma.reactive.impl.completion.PendingOperations;
+import io.reactiverdma.reactive.impl.completion.PollerClient;
+import io.reactiverdma.reactive.impl.device.BufferPool;
+import io.reactiverdma.reactive.impl.device.DeviceResources;
+import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
+import io.reactiverdma.reactive.impl.support.CmEvents;
+import io.reactiverdma.reactive.impl.support.EngineLog;
+import io.reactiverdma.reactive.impl.support.EngineTimer;
+
+import io.reactiverdma.reactive.ConnectionClosedException;
+import io.reactiverdma.reactive.ConnectionEvent;
+import io.reactiverdma.reactive.OperationType;
+import io.reactiverdma.reactive.RdmaCompletionException;
+import io.reactiverdma.reactive.RdmaException;
+import io.reactiverdma.reactive.RdmaMemory;
+import io.reactiverdma.reactive.RdmaMessage;
+import io.reactiverdma.reactive.RdmaOption;
+import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.RegisteredBuffer;
+import io.reactiverdma.reactive.RemoteRegion;
+import io.reactiverdma.reactive.impl.verbs.CmId;
+import io.reactiverdma.verbs.WcStatus;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * One RC connection. Its state (send queue, receive queue, flow control, close sequence) belongs to the
+ * poller thread of its completion queue, which alone reads and writes it: other threads hand it work
+ * ({@link Operation}s, requests, releases, rdma_cm events, dispose) through the poller's queue, and work
+ * started on the poller thread runs inline. No lock is taken on the data path. The rdma_cm thread makes
+ * the rdma_cm calls on the id (disconnect, destroying the QP and the id), in order with its events.
+ *
+ * <h2>Close</h2> {@code CLOSING}: waiting operations fail, the rdma_cm thread moves the QP to ERR, its
+ * posted work flushes and each flushed operation fails with {@link ConnectionClosedException}. When nothing
+ * is outstanding, or after {@link #DRAIN_TIMEOUT}, or at once when the poller failed (no completion will
+ * come): the rdma_cm thread destroys the QP (after which the device touches none of its buffers) and the
+ * id; then, back on the poller thread, what is still pending is failed, receive() gets what arrived before
+ * the close and completes, buffers, credit word and CQ reservation go back, CLOSED is emitted and
+ * {@link #onDispose()} completes.
+ */
+public final class EngineConnection implements CompletionTarget, PollerClient {
+    static final java.time.Duration DRAIN_TIMEOUT = java.time.Duration.ofSeconds(5);
+
+    enum State { CONNECTING, ESTABLISHED, CLOSING, CLOSED }
+
+    private final RdmaCmThread cm;
+    final CmId id;
+    private final ConnectionResources resources;
+    public final CompletionPoller poller;
+    private final EngineMetrics metrics;
+    private final String description;
+    private final FlowControl flow;
+    final SendQueue send;
+    final ReceiveQueue receive;
+    private final RdmaTransportConfig config;
+    private final InetSocketAddress localAddress;
+    private final InetSocketAddress remoteAddress;
+    private final Sinks.Many<ConnectionEvent> events = Sinks.many().replay().all();
+    private final Sinks.Empty<Void> disposed = Sinks.empty();
+    private volatile ConnectionEventListener eventListener;
+    /** Set by any thread that asked for the close, so isDisposed() is true right after dispose(). */
+    private volatile boolean closeRequested;
+    private volatile int peerReceiveBufferSize;
+    private volatile boolean credits;
+    // ---- poller thread only
+    private State state = State.CONNECTING;
+    /** Written on the poller thread only; volatile because refusals on a subscriber's thread name it too. */
+    private volatile Throwable closeCause;
+    private boolean releasing;
+    private java.util.concurrent.ScheduledFuture<?> drainWatchdog;
+
+    /** Sees every event of this connection (the server forwards them to its own flux). */
+    public interface ConnectionEventListener {
+        void onEvent(ConnectionEvent e);
+    }
+
+    /**
+     * Creates the QP on {@code id} (route resolved, or a CONNECT_REQUEST's id) and what it needs. Called on
+     * the rdma_cm thread. On failure everything created here is released again.
+     */
+    public EngineConnection(RdmaCmThread cm, CmId id, DeviceResources device, RdmaTransportConfig config, boolean server) {
+        this.cm = cm;
+        this.id = id;
+        this.config = config;
+        this.metrics = EngineMetrics.of(config.metrics());
+        this.description = (server ? "server" : "client") + " connection " + id.description();
+        // Read once here, on the rdma_cm thread: later the id's native memory may be freed under a reader.
+        this.localAddress = id.localAddress();
+        this.remoteAddress = id.peerAddress();
+        this.resources = new ConnectionResources(id, device, config, metrics);
+        this.poller = resources.cq.poller;
+        this.flow = new FlowControl(config.option(RdmaOption.SEND_QUEUE_DEPTH), config.option(RdmaOption.RECEIVE_QUEUE_DEPTH));
+        PendingOperations pending = resources.cq.pending;
+        this.send = new SendQueue(description, resources.qp, pending, this, poller, this, flow, resources.creditWord,
+                resources.inlineLimit, metrics, this::closedError);
+        this.receive = new ReceiveQueue(description, resources.qp, pending, this, poller, flow, metrics,
+                resources.receiveBuffers, config.option(RdmaOption.RECEIVE_BUFFER_SIZE), send::maybeAdvertise,
+                e -> close(new RdmaException(description + ": ibv_post_recv failed: " + e.getMessage(), e)));
+        metrics.connections(1);
+        device.register(resources.qp.qpNum(), this::queuePairFailed);
+        poller.attach(this);
+    }
+
+    /** The device resources this connection uses. */
+    public DeviceResources device() {
+        return resources.device;
+    }
+
+    RdmaTransportConfig config() {
+        return config;
+    }
+
+    /**
+     * The client's handle on this connection became unreachable without dispose() (a value Reactor dropped,
+     * as a downstream {@code timeout} does with a late connection, or an application that lost it): close it
+     * rather than leak its queue pair, buffers and poller. Any thread (the cleaner's).
+     */
+    void dropped() {
+        if (!closeRequested) {
+            EngineLog.warn(description + " was dropped without dispose() (for example a timeout after connect() "
+                    + "discarded it); closing it");
+            closeFromAnyThread(null);
+        }
+    }
+
+    public String description() {
+        return description;
+    }
+
+    int sendDepth() {
+        return config.option(RdmaOption.SEND_QUEUE_DEPTH);
+    }
+
+    // ------------------------------------------------------------------------------------ negotiation
+    /** What this side offers in its connect request or accept reply. */
+    public Negotiation offer() {
+        return new Negotiation(resources.creditsOffered, resources.creditWord.incomingAddress(),
+                resources.creditWord.rkey(), config.option(RdmaOption.RECEIVE_BUFFER_SIZE));
+    }
+
+    /** Applies the peer's offer (null: a plain peer, nothing negotiated). Before ESTABLISHED; any thread. */
+    public void applyPeerOffer(Negotiation peer) {
+        boolean agreed = peer != null && resources.creditsOffered && peer.credits();
+        peerReceiveBufferSize = peer == null ? 0 : peer.receiveBufferSize();
+        credits = agreed;
+        poller.run(() -> {
+            flow.useCredits(agreed);
+            if (peer != null) {
+                send.peerCreditWord(peer.creditAddress(), peer.creditRkey());
+            }
+        });
+    }
+
+    public void setEventListener(ConnectionEventListener listener) {
+        this.eventListener = listener;
+    }
+
+    // -------------------------------------------------------------------------------------- rdma_cm
+    /** The device reported this connection's QP broken (an async event): close with it as the cause. */
+    private void queuePairFailed(io.reactiverdma.verbs.AsyncEventType type) {
+        closeFromAnyThread(new ConnectionClosedException(description + ": the device reported " + type.describe()
+                + " (async event " + type + ") on its queue pair"));
+    }
+
+    /** Records an event (on the poller thread, so events are emitted by one thread in order). */
+    public void emit(ConnectionEvent e) {
+        emit(e, true);
+    }
+
+    /** {@code forward}: also to the listener (false for an event the listener has published itself). */
+    public void emit(ConnectionEvent e, boolean forward) {
+        poller.run(() -> {
+            events.tryEmitNext(e);
+            ConnectionEventListener l = eventListener;
+            if (forward && l != null) {
+                l.onEvent(e);
+            }
+        });
+    }
+
+    /** rdma_cm events for this connection's id once it is set up (rdma_cm thread). */
+    public void onCmEvent(io.reactiverdma.reactive.impl.verbs.CmEventInfo e) {
+        emit(new ConnectionEvent(CmEvents.map(e.type()), e.status(), e.privateDataTrimmed(), remoteAddress));
+        switch (e.type()) {
+            case ESTABLISHED -> established(null);
+            case DISCONNECTED -> closeFromAnyThread(null);
+            case DEVICE_REMOVAL -> {
+                closeFromAnyThread(new ConnectionClosedException(description + ": the RDMA device was removed"));
+                resources.device.removed();
+            }
+            case REJECTED, UNREACHABLE, CONNECT_ERROR -> closeFromAnyThread(new ConnectionClosedException(
+                    description + ": connection failed: " + e));
+            default -> {
+            }
+        }
+    }
+
+    /** The connection is up: post what waited for it, then run {@code then} (on the poller thread). */
+    public void established(Runnable then) {
+        poller.run(() -> {
+            if (state == State.CONNECTING) {
+                state = State.ESTABLISHED;
+                send.established();
+                receive.post();
+                send.maybeAdvertise();
+            }
+            if (then != null) {
+                then.run();
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------------------------- operations
+    ConnectionClosedException closedError(String what) {
+        Throwable cause = closeCause;
+        return cause != null
+                ? new ConnectionClosedException(description + " is closed: operation " + what, cause)
+                : new ConnectionClosedException(description + " is closed: operation " + what);
+    }
+
+    // ------------------------------------------------------------------------------------ completions
+    /** Poller thread: one completion of this connection's work. */
+    @Override
+    public void onCompletion(PendingOperation p, int status, int opcode, int vendorErr, int byteLen, int imm, int wcFlags) {
+        OperationType type = p.type;
+        Operation op = (Operation) p.operation;
+        int receiveIndex = p.receiveIndex;
+        long latencyNs = System.nanoTime() - p.postedNs;
+        resources.cq.pending.free(p);
+        boolean success = status == WcStatus.SUCCESS.value();
+        boolean flushed = status == WcStatus.WR_FLUSH_ERR.value();
+        metrics.outstanding(-1);
+        RdmaCompletionException failure = null;
+        if (!success && !flushed) {
+            failure = new RdmaCompletionException(type, status, WcStatus.of(status).name(), vendorErr, description);
+            metrics.completionError(WcStatus.of(status).name());
+            if (closeCause == null) {
+                closeCause = failure; // the close below and every flush after it name this as the cause
+            }
+        }
+        if (type == OperationType.RECEIVE) {
+            metrics.completed(type, success, flushed, latencyNs, success ? byteLen : 0);
+            receive.completed(receiveIndex, success, opcode, byteLen, imm, wcFlags);
+        } else {
+            metrics.completed(type, success, flushed, latencyNs, success && op != null ? op.length : 0);
+            if (type == OperationType.CREDIT_UPDATE) {
+                send.creditUpdateCompleted();
+            } else {
+                send.completed(op, success, flushed, failure);
+            }
+        }
+        if (failure != null) {
+            close(failure);
+        }
+        drained();
+    }
+
+    @Override
+    public void completionHandlingFailed(PendingOperation p, long wrId, Throwable error) {
+        Operation op = (Operation) resources.cq.pending.freeIfCurrent(p, wrId);
+        if (op != null) {
+            op.fail(new RdmaException("handling the completion failed: " + error, error));
+        }
+        close(new RdmaException(description + ": handling a completion failed: " + error, error));
+    }
+
+    @Override
+    public int recheckCredits() {
+        return send.recheckCredits();
+    }
+
+    // ------------------------------------------------------------------------------------------ close
+    public void dispose() {
+        closeFromAnyThread(null);
+    }
+
+    public void closeFromAnyThread(Throwable cause) {
+        closeRequested = true;
+        poller.run(() -> close(cause));
+    }
+
+    public boolean isDisposed() {
+        return closeRequested;
+    }
+
+    /** Poller thread: starts closing (idempotent; the first cause is kept). */
+    void close(Throwable cause) {
+        if (closeCause == null) {
+            closeCause = cause;
+        }
+        if (state == State.CLOSING || state == State.CLOSED) {
+            return;
+        }
+        state = State.CLOSING;
+        closeRequested = true;
+        send.close();
+        receive.close();
+        cm.execute(this::disconnect);
+        drainWatchdog = EngineTimer.schedule(() -> poller.execute(this::drainTimedOut), DRAIN_TIMEOUT);
+        drained();
+    }
+
+    /** rdma_cm thread: move the QP to ERR so everything posted flushes. */
+    private void disconnect() {
+        try {
+            id.disconnect();
+        } catch (RuntimeException notConnected) {
+            // Never connected (or the peer is gone): flush the QP ourselves.
+            try {
+                resources.qp.toError();
+            } catch (RuntimeException e) {
+                EngineLog.debug(description + ": moving the QP to ERR failed: " + e);
+            }
+        }
+    }
+
+    /** Poller thread: once nothing is outstanding any more, the release starts. */
+    private void drained() {
+        if (state == State.CLOSING && !releasing && send.outstanding() == 0 && receive.outstanding() == 0) {
+            release();
+        }
+    }
+
+    private void drainTimedOut() {
+        if (state != State.CLOSING || releasing) {
+            return;
+        }
+        EngineLog.warn(description + ": " + (send.outstanding() + receive.outstanding()) + " work requests not flushed"
+                + " within " + DRAIN_TIMEOUT + "; destroying the QP and failing them");
+        release();
+    }
+
+    @Override
+    public void pollerFailed(Throwable cause) {
+        close(new ConnectionClosedException(description + ": its completion poller " + poller.name()
+                + " failed (" + cause + ")", cause));
+        release(); // no completion will come: do not wait for flushes
+    }
+
+    /**
+     * Poller thread: the rdma_cm thread destroys the QP and the id; then, back here, what is still pending
+     * (flushes that never came) fails and everything else is given back.
+     */
+    private void release() {
+        if (releasing) {
+            return;
+        }
+        releasing = true;
+        if (drainWatchdog != null) {
+            drainWatchdog.cancel(false);
+        }
+        cm.execute(() -> {
+            cm.unregister(id);
+            try {
+                id.destroyQueuePair();
+            } catch (RuntimeException e) {
+                EngineLog.error(description + ": rdma_destroy_qp failed", e);
+            }
+            try {
+                id.close();
+            } catch (RuntimeException e) {
+                EngineLog.error(description + ": rdma_destroy_id failed", e);
+            }
+            poller.execute(this::finish);
+        });
+    }
+
+    /** Poller thread, after the QP and the id are gone. */
+    private void finish() {
+        for (PendingOperation p : resources.cq.pending.snapshotInUse()) {
+            if (p.connection == this) {
+                if (p.type == OperationType.RECEIVE) {
+                    receive.abandonPosted(p);
+                } else {
+                    send.abandonPosted(p);
+                }
+            }
+        }
+        state = State.CLOSED;
+        Throwable cause = closeCause;
+        boolean failed = cause instanceof RdmaCompletionException || poller.failure() != null;
+        receive.finish(failed ? cause : null);
+        resources.device.unregister(resources.qp.qpNum());
+        resources.release();
+        poller.detach(this);
+        metrics.connections(-1);
+        emit(new ConnectionEvent(ConnectionEvent.Type.CLOSED, 0, null, remoteAddress));
+        events.tryEmitComplete();
+        disposed.tryEmitEmpty();
+    }
+
+    // ------------------------------------------------------------------------------------------ views
+    public Flux<ConnectionEvent> events() {
+        return events.asFlux();
+    }
+
+    public RdmaMemory memory() {
+        return resources.device.pool;
+    }
+
+    BufferPool memoryPool() {
+        return resources.device.pool;
+    }
+
+    public int maxMessageSize() {
+        int peer = peerReceiveBufferSize;
+        return peer > 0 ? peer : config.option(RdmaOption.RECEIVE_BUFFER_SIZE);
+    }
+
+    /** The peer's receive buffer size as it announced it, or 0. */
+    int peerReceiveBufferSize() {
+        return peerReceiveBufferSize;
+    }
+
+    public boolean creditFlowControl() {
+        return credits;
+    }
+
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    public InetSocketAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    public Mono<Void> onDispose() {
+        return disposed.asMono();
+    }
+
+    /** For tests: operations waiting for a slot or a credit (read on the poller thread). */
+    int waitingCount() {
+        return send.waitingCount();
+    }
+
+    /** For tests (poller thread). */
+    State state() {
+        return state;
+    }
+
+    @Override
+    public String toString() {
+        return description;
+    }
+}

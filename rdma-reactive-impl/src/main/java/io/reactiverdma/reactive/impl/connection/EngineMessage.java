@@ -1,0 +1,98 @@
+package io.reactiverdma.reactive.impl.connection;
+
+import io.reactiverdma.reactive.impl.device.EngineBuffer;
+
+import io.reactiverdma.reactive.RdmaMessage;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+
+/**
+ * One received message: a handle on the receive buffer it landed in, stamped with that buffer's
+ * generation. Each message gets its own handle, so a reference kept after {@link #release()} (or a second
+ * release, from a discard hook beside the engine's own) acts on nothing: it can never release or read the
+ * next message that lands in the same buffer. The receive queue checks the stamp again when the buffer
+ * comes back, so a mix-up inside the engine fails loudly instead of reposting a buffer in use.
+ *
+ * <p>{@link #run()} is the hand-over of a release to the connection's poller thread (the handle is its own
+ * task, so releasing allocates nothing).
+ */
+final class EngineMessage implements RdmaMessage, Runnable {
+    private static final AtomicIntegerFieldUpdater<EngineMessage> RELEASED =
+            AtomicIntegerFieldUpdater.newUpdater(EngineMessage.class, "released");
+
+    private final ReceiveQueue queue;
+    private final EngineBuffer buffer;
+    final int index;
+    final int generation;
+    private final int length;
+    private final int immediate;
+    private final boolean hasImmediate;
+    private volatile int released;
+
+    EngineMessage(ReceiveQueue queue, EngineBuffer buffer, int index, int generation, int length,
+            boolean hasImmediate, int immediate) {
+        this.queue = queue;
+        this.buffer = buffer;
+        this.index = index;
+        this.generation = generation;
+        this.length = length;
+        this.hasImmediate = hasImmediate;
+        this.immediate = hasImmediate ? immediate : 0;
+    }
+
+    @Override
+    public ByteBuffer data() {
+        if (released != 0) {
+            throw EngineBuffer.released();
+        }
+        return buffer.memory().slice(buffer.offset(), length).asReadOnlyBuffer().order(ByteOrder.BIG_ENDIAN);
+    }
+
+    @Override
+    public int length() {
+        return length;
+    }
+
+    @Override
+    public boolean hasImmediate() {
+        return hasImmediate;
+    }
+
+    @Override
+    public int immediate() {
+        return immediate;
+    }
+
+    @Override
+    public byte[] toByteArray() {
+        byte[] b = new byte[length];
+        data().get(b);
+        return b;
+    }
+
+    /** Gives the buffer back (the first call only; any thread). */
+    @Override
+    public void release() {
+        if (RELEASED.compareAndSet(this, 0, 1)) {
+            queue.poller().run(this);
+        }
+    }
+
+    /** Poller thread: the release reaches the receive queue. */
+    @Override
+    public void run() {
+        queue.released(this);
+    }
+
+    boolean isReleased() {
+        return released != 0;
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaMessage{" + length + " bytes" + (hasImmediate ? ", imm=0x" + Integer.toHexString(immediate) : "")
+                + (released != 0 ? ", released" : "") + "}";
+    }
+}

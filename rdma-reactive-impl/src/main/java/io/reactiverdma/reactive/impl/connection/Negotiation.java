@@ -1,0 +1,56 @@
+package io.reactiverdma.reactive.impl.connection;
+
+import java.nio.ByteBuffer;
+
+/**
+ * What this framework offers its peer in the rdma_cm private data (connect request and accept reply).
+ * Nothing of it is mandatory: a peer whose private data does not start with {@link #MAGIC} (any plain
+ * rdma_cm program) is treated as offering nothing, and the connection is plain SEND/RECV.
+ * <pre>
+ *  offset size  field (big-endian)
+ *   0     4     magic 0x52524D41 ("RRMA")
+ *   4     1     version (1)
+ *   5     1     flags: bit 0 = credit flow control offered
+ *   6     2     reserved (0)
+ *   8     8     address of the credit word the peer RDMA-WRITEs its receive counter into
+ *  16     4     rkey of that word
+ *  20     4     receive buffer size: the largest message this side receives
+ * </pre>
+ * 24 bytes: within the 56 bytes a connect request carries on IB/RoCE.
+ */
+public record Negotiation(boolean credits, long creditAddress, int creditRkey, int receiveBufferSize) {
+    static final int MAGIC = 0x52524D41;
+    static final int VERSION = 1;
+    static final int SIZE = 24;
+    static final int FLAG_CREDITS = 1;
+
+    public byte[] encode() {
+        ByteBuffer b = ByteBuffer.allocate(SIZE);
+        b.putInt(MAGIC).put((byte) VERSION).put((byte) (credits ? FLAG_CREDITS : 0)).putShort((short) 0)
+                .putLong(creditAddress).putInt(creditRkey).putInt(receiveBufferSize);
+        return b.array();
+    }
+
+    /**
+     * The peer's offer, or null when {@code privateData} is not one (no magic, too short, or a version this
+     * side does not speak: then nothing is negotiated).
+     */
+    public static Negotiation decode(byte[] privateData) {
+        if (privateData == null || privateData.length < SIZE) {
+            return null;
+        }
+        ByteBuffer b = ByteBuffer.wrap(privateData);
+        if (b.getInt() != MAGIC || b.get() != VERSION) {
+            return null;
+        }
+        int flags = b.get();
+        b.getShort();
+        long address = b.getLong();
+        int rkey = b.getInt();
+        int size = b.getInt();
+        if (size <= 0) {
+            return null;
+        }
+        return new Negotiation((flags & FLAG_CREDITS) != 0, address, rkey, size);
+    }
+}

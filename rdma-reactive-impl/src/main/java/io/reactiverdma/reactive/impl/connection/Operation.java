@@ -1,0 +1,171 @@
+package io.reactiverdma.reactive.impl.connection;
+
+import io.reactiverdma.reactive.impl.device.EngineBuffer;
+
+import io.reactiverdma.reactive.OperationType;
+import io.reactiverdma.verbs.SendFlags;
+import io.reactiverdma.verbs.SendWorkRequests;
+import io.reactiverdma.verbs.WrOpcode;
+import reactor.core.publisher.MonoSink;
+
+/**
+ * One send-queue operation from subscription to signal: what to post, the buffers it holds, and the sink
+ * to signal. Holds are taken when it is created and dropped exactly once ({@link #releaseHolds()}), after
+ * its completion or flush, or when it is refused or cancelled before being posted.
+ */
+public final class Operation implements Runnable {
+    final OperationType type;
+    final MonoSink<Object> sink;
+    /** The local data (source of a send/WRITE, target of a READ, atomic result word); held. */
+    final EngineBuffer local;
+    /** Whether the local buffer is the engine's own copy (released, not just unheld, when done). */
+    final boolean ownsLocal;
+    final int length;
+    final long remoteAddress;
+    final int rkey;
+    final long compareAdd;
+    final long swap;
+    final int immediate;
+    /** The queue the operation goes to: {@link #run()} submits it there, on the connection's poller thread. */
+    private final SendQueue queue;
+    /**
+     * What the subscriber holds the connection by (a client's {@link ConnectionHandle}): referenced here so
+     * it stays reachable while its operation is queued or posted, and is not taken for dropped.
+     */
+    @SuppressWarnings("unused")
+    private Object owner;
+    volatile boolean cancelled;
+    private boolean holdsReleased;
+    private boolean signalled;
+
+    public Operation(SendQueue queue, OperationType type, MonoSink<Object> sink, EngineBuffer local, boolean ownsLocal,
+            int length, long remoteAddress, int rkey, long compareAdd, long swap, int immediate) {
+        this.queue = queue;
+        this.type = type;
+        this.sink = sink;
+        this.local = local;
+        this.ownsLocal = ownsLocal;
+        this.length = length;
+        this.remoteAddress = remoteAddress;
+        this.rkey = rkey;
+        this.compareAdd = compareAdd;
+        this.swap = swap;
+        this.immediate = immediate;
+    }
+
+    Operation owner(Object owner) {
+        this.owner = owner;
+        return this;
+    }
+
+    /**
+     * The hand-over task: queues the operation on its connection's poller thread. Being its own task, it
+     * needs no lambda; the poller's queue still allocates a node per hand-over from another thread.
+     */
+    @Override
+    public void run() {
+        queue.submit(this);
+    }
+
+    /** True for the operations that consume one of the peer's posted receives (so one credit). */
+    boolean consumesPeerReceive() {
+        return type == OperationType.SEND || type == OperationType.SEND_WITH_IMMEDIATE
+                || type == OperationType.WRITE_WITH_IMMEDIATE;
+    }
+
+    /**
+     * Adds this operation's work request to {@code wr} (signaled; inline when it is a SEND, SEND_WITH_IMM or
+     * WRITE of 1..{@code inlineLimit} bytes) and returns whether it is inline: then the device copies the
+     * bytes at post time and the buffer is free once the post returned.
+     */
+    boolean writeWorkRequest(SendWorkRequests wr, long wrId, int inlineLimit) {
+        WrOpcode opcode = switch (type) {
+            case SEND -> WrOpcode.SEND;
+            case SEND_WITH_IMMEDIATE -> WrOpcode.SEND_WITH_IMM;
+            case WRITE -> WrOpcode.RDMA_WRITE;
+            case WRITE_WITH_IMMEDIATE -> WrOpcode.RDMA_WRITE_WITH_IMM;
+            case READ -> WrOpcode.RDMA_READ;
+            case COMPARE_AND_SWAP -> WrOpcode.ATOMIC_CMP_AND_SWP;
+            case FETCH_AND_ADD -> WrOpcode.ATOMIC_FETCH_AND_ADD;
+            default -> throw new IllegalStateException("not a send-queue operation: " + type);
+        };
+        boolean inline = (type == OperationType.SEND || type == OperationType.SEND_WITH_IMMEDIATE
+                || type == OperationType.WRITE) && length <= inlineLimit && length > 0;
+        int i = wr.add(wrId, opcode, SendFlags.SIGNALED | (inline ? SendFlags.INLINE : 0));
+        if (length > 0) {
+            wr.sge(i, local.address(), length, local.lkey());
+        }
+        switch (type) {
+            case SEND_WITH_IMMEDIATE -> wr.immData(i, immediate);
+            case WRITE, READ -> wr.rdma(i, remoteAddress, rkey);
+            case WRITE_WITH_IMMEDIATE -> wr.rdma(i, remoteAddress, rkey).immData(i, immediate);
+            case COMPARE_AND_SWAP, FETCH_AND_ADD -> wr.atomic(i, remoteAddress, rkey, compareAdd, swap);
+            default -> {
+            }
+        }
+        return inline;
+    }
+
+    boolean isAtomic() {
+        return type == OperationType.COMPARE_AND_SWAP || type == OperationType.FETCH_AND_ADD;
+    }
+
+    /** The atomic's result: the remote word's previous value, which the device wrote to the local word. */
+    long atomicResult() {
+        return local.memory().getLong(local.offset());
+    }
+
+    /** True the first time only: an operation is signalled once (a late second outcome is ignored). */
+    private synchronized boolean firstSignal() {
+        if (signalled) {
+            return false;
+        }
+        signalled = true;
+        return true;
+    }
+
+    /** Drops the buffer holds; idempotent (the first call wins). */
+    synchronized void releaseHolds() {
+        if (holdsReleased) {
+            return;
+        }
+        holdsReleased = true;
+        if (local != null) {
+            local.unretain();
+            if (ownsLocal) {
+                local.release();
+            }
+        }
+    }
+
+    /**
+     * Signals success: the atomic's previous value is read before its result word is released. A cancelled
+     * operation only drops its holds: its subscriber is gone, and this is the completion the holds waited for.
+     */
+    public void succeed() {
+        if (!firstSignal()) {
+            return;
+        }
+        if (cancelled) {
+            releaseHolds();
+        } else if (isAtomic()) {
+            long previous = atomicResult();
+            releaseHolds();
+            sink.success(previous);
+        } else {
+            releaseHolds();
+            sink.success();
+        }
+    }
+
+    /** Signals the failure (a cancelled operation only drops its holds: nobody would see the error). */
+    public void fail(Throwable error) {
+        if (!firstSignal()) {
+            return;
+        }
+        releaseHolds();
+        if (!cancelled) {
+            sink.error(error);
+        }
+    }
+}

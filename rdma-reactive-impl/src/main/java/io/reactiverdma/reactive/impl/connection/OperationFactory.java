@@ -1,0 +1,186 @@
+package io.reactiverdma.reactive.impl.connection;
+
+import io.reactiverdma.reactive.impl.completion.CompletionPoller;
+import io.reactiverdma.reactive.impl.device.BufferPool;
+import io.reactiverdma.reactive.impl.device.EngineBuffer;
+
+import io.reactiverdma.reactive.InvalidRequestException;
+import io.reactiverdma.reactive.OperationType;
+import io.reactiverdma.reactive.RdmaMessage;
+import io.reactiverdma.reactive.RegisteredBuffer;
+import io.reactiverdma.reactive.RemoteRegion;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.FluxSink;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.core.scheduler.Scheduler;
+
+import java.lang.ref.Reference;
+import java.nio.ByteBuffer;
+import java.util.Objects;
+
+/**
+ * The {@code Mono}s and the {@code Flux} of one connection's operations. Each is lazy: on subscription,
+ * on the subscriber's thread, the arguments are checked (a typed {@link InvalidRequestException} before
+ * anything is allocated or posted), the buffers are held, and the {@link Operation} is handed to the
+ * connection's poller thread, which queues and posts it (inline when subscribed on that thread).
+ */
+final class OperationFactory {
+    private final EngineConnection connection;
+    private final BufferPool pool;
+    private final Scheduler callbacks;
+    /** What subscribers hold the connection by; kept reachable by every operation and subscription. */
+    private final Object owner;
+
+    OperationFactory(EngineConnection connection, Object owner, BufferPool pool, Scheduler callbacks) {
+        this.connection = connection;
+        this.owner = owner;
+        this.pool = pool;
+        this.callbacks = callbacks;
+    }
+
+    /** A message from heap or direct bytes: copied at subscription into a pooled registered buffer. */
+    Mono<Void> sendCopy(OperationType type, ByteBuffer data, int immediate) {
+        Objects.requireNonNull(data, "data");
+        return Mono.<Object>create(sink -> {
+            int n = data.remaining();
+            checkMessageSize(n);
+            refuseIfClosed();
+            EngineBuffer copy = pool.allocatePooled(Math.max(n, 1));
+            copy.buffer().put(data.duplicate());
+            copy.retain();
+            submit(sink, new Operation(connection.send, type, sink, copy, true, n, 0, 0, 0, 0, immediate));
+        }).then().transform(this::onCallbacks);
+    }
+
+    Mono<Void> send(RegisteredBuffer data) {
+        Objects.requireNonNull(data, "data");
+        return Mono.<Object>create(sink -> {
+            EngineBuffer b = local(data, "data");
+            checkMessageSize(b.length());
+            hold(b);
+            submit(sink, new Operation(connection.send, OperationType.SEND, sink, b, false, b.length(), 0, 0, 0, 0, 0));
+        }).then().transform(this::onCallbacks);
+    }
+
+    Mono<Void> send(Publisher<ByteBuffer> messages) {
+        Objects.requireNonNull(messages, "messages");
+        // flatMap with concurrency = the send queue depth: upstream is asked for one more message per
+        // completed send, so at most SEND_QUEUE_DEPTH are in flight or waiting (for a slot or a credit).
+        // Inner sends subscribe in arrival order, so they are posted in order.
+        return Flux.from(messages).flatMap(b -> sendCopy(OperationType.SEND, b, 0), connection.sendDepth(), 1).then();
+    }
+
+    Mono<Void> oneSided(OperationType type, RegisteredBuffer local, RemoteRegion remote, int immediate) {
+        Objects.requireNonNull(local, "local");
+        Objects.requireNonNull(remote, "remote");
+        return Mono.<Object>create(sink -> {
+            EngineBuffer b = local(local, "local");
+            if (b.length() > remote.length()) {
+                throw new InvalidRequestException(InvalidRequestException.Reason.OUTSIDE_REGION,
+                        type + " of " + b.length() + " bytes does not fit the " + remote.length() + "-byte " + remote);
+            }
+            hold(b);
+            submit(sink, new Operation(connection.send, type, sink, b, false, b.length(), remote.address(),
+                    remote.rkey(), 0, 0, immediate));
+        }).then().transform(this::onCallbacks);
+    }
+
+    Mono<Long> atomic(OperationType type, RemoteRegion remote, long compareAdd, long swap) {
+        Objects.requireNonNull(remote, "remote");
+        return Mono.<Object>create(sink -> {
+            if (remote.length() != 8) {
+                throw new InvalidRequestException(InvalidRequestException.Reason.WRONG_ATOMIC_SIZE,
+                        type + " needs an 8-byte remote region, got " + remote.length() + " bytes (" + remote + ")");
+            }
+            if ((remote.address() & 7) != 0) {
+                throw new InvalidRequestException(InvalidRequestException.Reason.MISALIGNED_ATOMIC,
+                        type + " needs an 8-byte aligned remote address, got 0x" + Long.toHexString(remote.address()));
+            }
+            refuseIfClosed();
+            EngineBuffer result = pool.allocatePooled(8);
+            result.retain();
+            submit(sink, new Operation(connection.send, type, sink, result, true, 8, remote.address(), remote.rkey(),
+                    compareAdd, swap, 0));
+        }).map(Long.class::cast).transform(this::onCallbacks);
+    }
+
+    /**
+     * The received messages: subscription, requests and cancellation are handed to the poller thread, which
+     * posts receives for the demand only and delivers (there, or on the callback scheduler's worker).
+     */
+    Flux<RdmaMessage> receive(ReceiveQueue queue) {
+        CompletionPoller poller = connection.poller;
+        return Flux.<RdmaMessage>create(sink -> {
+            poller.run(() -> queue.subscribe(sink, callbacks));
+            Object holder = owner;
+            sink.onRequest(n -> poller.run(() -> queue.request(sink, n)));
+            sink.onCancel(() -> {
+                poller.run(() -> queue.cancel(sink));
+                // The subscription (held by the receive queue while it lasts) keeps the owner reachable.
+                Reference.reachabilityFence(holder);
+            });
+        }, FluxSink.OverflowStrategy.ERROR)
+                // Messages dropped after a cancel (a delivery already handed to the callback worker) give
+                // their buffers back. Operators after this one discard into the subscriber's own hooks: the
+                // docs ask users to release there too; a second release of a message does nothing.
+                .doOnDiscard(EngineMessage.class, EngineMessage::release);
+    }
+
+    /** Hands the operation to the poller thread; a cancel is handed over too (it removes a queued one). */
+    private void submit(MonoSink<Object> sink, Operation op) {
+        op.owner(owner);
+        CompletionPoller poller = connection.poller;
+        sink.onCancel(() -> {
+            op.cancelled = true;
+            poller.run(() -> connection.send.cancel(op));
+        });
+        poller.run(op);
+    }
+
+    /**
+     * A closed connection refuses before the copy: its device's pool may be closed too (a retired device),
+     * and the caller should hear that the connection is closed, not that a pool is.
+     */
+    private void refuseIfClosed() {
+        if (connection.isDisposed()) {
+            throw connection.closedError("refused");
+        }
+    }
+
+    private <T> Mono<T> onCallbacks(Mono<T> m) {
+        return callbacks == null ? m : m.publishOn(callbacks);
+    }
+
+    private void checkMessageSize(int n) {
+        int max = connection.maxMessageSize();
+        if (n > max) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.MESSAGE_TOO_LARGE,
+                    "a " + n + "-byte message does not fit the receiver's " + max + "-byte receive buffers ("
+                            + (connection.peerReceiveBufferSize() > 0 ? "as the peer announced"
+                            : "this side's RECEIVE_BUFFER_SIZE; the peer did not announce its own") + ")");
+        }
+    }
+
+    private EngineBuffer local(RegisteredBuffer buffer, String what) {
+        if (!(buffer instanceof EngineBuffer b)) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.FOREIGN_BUFFER,
+                    what + " was not made by this engine's RdmaMemory: " + buffer.getClass().getName());
+        }
+        if (b.pool() != pool) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.FOREIGN_BUFFER,
+                    what + " is registered on another device (" + b.pool() + ") than this connection's (" + pool + ")");
+        }
+        if (b.isReleased()) {
+            throw EngineBuffer.released();
+        }
+        return b;
+    }
+
+    private static void hold(EngineBuffer b) {
+        if (!b.retain()) {
+            throw EngineBuffer.released();
+        }
+    }
+}

@@ -1,0 +1,199 @@
+package io.reactiverdma.reactive.impl.device;
+
+import io.reactiverdma.reactive.impl.completion.CompletionQueueHandle;
+import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
+import io.reactiverdma.reactive.impl.support.EngineLog;
+
+import io.reactiverdma.reactive.CompletionQueueMode;
+import io.reactiverdma.reactive.PollerIdleStrategy;
+import io.reactiverdma.reactive.RdmaOption;
+import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.RemoteAccess;
+import io.reactiverdma.reactive.impl.verbs.Device;
+import io.reactiverdma.reactive.impl.verbs.ProtectionDomain;
+import io.reactiverdma.reactive.impl.verbs.Registration;
+import io.reactiverdma.verbs.AccessFlags;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What every connection on one RDMA device shares: the protection domain, the registered buffer pool, the
+ * flow-control words, and the shared completion queues with their pollers (one list per poller
+ * configuration, so connections that asked for different idle strategies never share a poller).
+ */
+public final class DeviceResources {
+    /** Pool slab size: the largest pooled buffer. */
+    static final int SLAB_SIZE = 4 << 20;
+    /** Entries of one shared CQ (capped by the device's max_cqe). */
+    static final int SHARED_CQ_ENTRIES = 16384;
+    private static final AtomicInteger POLLER_IDS = new AtomicInteger();
+
+    final Device context;
+    public final ProtectionDomain pd;
+    public final BufferPool pool;
+    public final ControlWords controlWords;
+    private final Map<String, List<CompletionQueueHandle>> sharedCqs = new HashMap<>();
+    /** Every CQ handle of this device (shared or not), for async CQ errors and for closing. */
+    private final Set<CompletionQueueHandle> allCqs = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Live connections by QP number, for async QP errors. */
+    private final Map<Integer, QueuePairOwner> connections = new java.util.concurrent.ConcurrentHashMap<>();
+    private AsyncEventReader.Listener asyncEvents;
+    private volatile Runnable removed;
+
+    /** The device these resources belong to. */
+    public Device context() {
+        return context;
+    }
+
+    public DeviceResources(Device context) {
+        this.context = context;
+        this.pd = context.allocateProtectionDomain();
+        this.pool = new BufferPool(this::register, SLAB_SIZE, context.name());
+        this.controlWords = new ControlWords(pool);
+    }
+
+    /** Starts reading the device's async events (once the engine keeps these resources). */
+    public void startAsyncEvents(java.util.function.Consumer<io.reactiverdma.reactive.DeviceEvent> publish, Runnable fatal,
+            Runnable removed) {
+        this.removed = removed;
+        asyncEvents = new AsyncEventReader.Listener(this, publish, fatal);
+        AsyncEventReader.attach(context, asyncEvents);
+    }
+
+    /** rdma_cm reported DEVICE_REMOVAL on one of the device's ids: the engine retires the device. */
+    public void removed() {
+        Runnable r = removed;
+        if (r != null) {
+            r.run();
+        }
+    }
+
+    public void register(int qpNum, QueuePairOwner owner) {
+        connections.put(qpNum, owner);
+    }
+
+    public void unregister(int qpNum) {
+        connections.remove(qpNum);
+    }
+
+    QueuePairOwner ownerOf(int qpNum) {
+        return connections.get(qpNum);
+    }
+
+    CompletionQueueHandle handleOf(io.reactiverdma.reactive.impl.verbs.CompletionQueue cq) {
+        for (CompletionQueueHandle h : allCqs) {
+            if (h.cq == cq) {
+                return h;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Releases what the device's connections shared, after every one of them closed: stops the async event
+     * reader and any poller left, deregisters the pool's memory and frees the protection domain.
+     */
+    public void close() {
+        if (asyncEvents != null) {
+            AsyncEventReader.detach(context, asyncEvents);
+        }
+        for (CompletionQueueHandle h : allCqs) {
+            h.stop();
+        }
+        try {
+            pool.close();
+        } finally {
+            try {
+                pd.close();
+            } catch (RuntimeException e) {
+                EngineLog.error(context.name() + ": ibv_dealloc_pd failed", e);
+            }
+        }
+    }
+
+    private Registration register(ByteBuffer buffer, Set<RemoteAccess> remote) {
+        int access = AccessFlags.LOCAL_WRITE;
+        for (RemoteAccess a : remote) {
+            access |= switch (a) {
+                case READ -> AccessFlags.REMOTE_READ;
+                case WRITE -> AccessFlags.REMOTE_WRITE;
+                case ATOMIC -> AccessFlags.REMOTE_ATOMIC;
+            };
+        }
+        return pd.register(buffer, access);
+    }
+
+    /**
+     * A CQ with {@code entries} reserved for one connection: its own (PER_CONNECTION) or a shared one with
+     * room left (a new shared one when none has).
+     */
+    public CompletionQueueHandle acquireCq(RdmaTransportConfig config, int entries, EngineMetrics metrics) {
+        PollerIdleStrategy strategy = config.option(RdmaOption.IDLE_STRATEGY);
+        int batch = config.option(RdmaOption.POLL_BATCH_SIZE);
+        int maxCqe = Math.max(1, context.maxCqe());
+        if (entries > maxCqe) {
+            throw new io.reactiverdma.reactive.InvalidRequestException(
+                    io.reactiverdma.reactive.InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                    "send plus receive queue depth (" + entries + ") exceeds the device's max_cqe (" + maxCqe + ")");
+        }
+        if (config.option(RdmaOption.COMPLETION_QUEUE_MODE) == CompletionQueueMode.PER_CONNECTION) {
+            CompletionQueueHandle h = new CompletionQueueHandle(context, entries, strategy, batch,
+                    metrics, "rdma-poller-" + POLLER_IDS.incrementAndGet() + "-" + context.name(), false, null);
+            h.tryReserve(entries);
+            allCqs.add(h);
+            return h;
+        }
+        String key = strategy + "/" + batch + (config.metrics() ? "/metrics" : "");
+        synchronized (sharedCqs) {
+            List<CompletionQueueHandle> list = sharedCqs.computeIfAbsent(key, k -> new ArrayList<>());
+            for (CompletionQueueHandle h : list) {
+                if (h.tryReserve(entries)) {
+                    return h;
+                }
+            }
+            int size = Math.min(Math.max(SHARED_CQ_ENTRIES, entries), maxCqe);
+            CompletionQueueHandle h = new CompletionQueueHandle(context, size, strategy, batch, metrics,
+                    "rdma-poller-" + POLLER_IDS.incrementAndGet() + "-" + context.name() + "-shared", true, key);
+            if (!h.tryReserve(entries)) {
+                h.stop();
+                throw new io.reactiverdma.reactive.InvalidRequestException(
+                        io.reactiverdma.reactive.InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                        "send plus receive queue depth (" + entries + ") exceeds the device's max_cqe (" + maxCqe + ")");
+            }
+            list.add(h);
+            allCqs.add(h);
+            return h;
+        }
+    }
+
+    /**
+     * Gives back a connection's entries. A per-connection CQ is destroyed; so is a shared one that no
+     * connection uses any more: its poller thread would otherwise stay (and, spinning, burn a core) for
+     * nothing. The next connection makes a new one.
+     */
+    public void releaseCq(CompletionQueueHandle h, int entries) {
+        if (!h.shared) {
+            h.unreserve(entries);
+            allCqs.remove(h);
+            h.stop();
+            return;
+        }
+        synchronized (sharedCqs) {
+            if (h.unreserve(entries)) {
+                List<CompletionQueueHandle> list = sharedCqs.get(h.key);
+                if (list != null) {
+                    list.remove(h);
+                }
+                allCqs.remove(h);
+                h.stop(); // under the lock (it does not wait): no acquireCq can pick it meanwhile
+            }
+        }
+    }
+
+}

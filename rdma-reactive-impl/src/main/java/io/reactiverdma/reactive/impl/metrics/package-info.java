@@ -1,0 +1,2 @@
+/** The engine's Micrometer meters. */
+package io.reactiverdma.reactive.impl.metrics;

@@ -1,0 +1,154 @@
+package io.reactiverdma.reactive.impl.connection;
+
+import io.reactiverdma.reactive.impl.device.FakeRegistrar;
+import io.reactiverdma.reactive.impl.device.BufferPool;
+import io.reactiverdma.reactive.impl.device.EngineBuffer;
+
+import io.reactiverdma.reactive.OperationType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** An operation's signal and its buffer holds: atomics' results, owned vs. caller's buffers, cancellation. */
+class OperationHostTest {
+    private static final Duration WAIT = Duration.ofSeconds(5);
+
+    private final BufferPool pool = new BufferPool(new FakeRegistrar(), 4096, "operation host test");
+
+    @AfterEach
+    void close() {
+        pool.close();
+    }
+
+    /** A Mono whose subscription creates the operation (cancellation wired as the connection does). */
+    private static Mono<Object> mono(OperationType type, EngineBuffer local, boolean ownsLocal,
+            AtomicReference<Operation> created) {
+        return Mono.create(sink -> {
+            Operation op = new Operation(null, type, sink, local, ownsLocal, local == null ? 0 : local.length(), 0x2000, 3,
+                    5, 6, 7);
+            sink.onCancel(() -> op.cancelled = true);
+            created.set(op);
+        });
+    }
+
+    /** An engine-owned 8-byte result word with the operation's hold, as the connection makes one. */
+    private EngineBuffer resultWord(long deviceWritten) {
+        EngineBuffer b = pool.allocatePooled(8);
+        b.buffer().order(ByteOrder.nativeOrder()).putLong(0, deviceWritten); // the HCA writes host order
+        assertTrue(b.retain());
+        return b;
+    }
+
+    private static int holds(EngineBuffer b) {
+        return ((EngineBuffer.Root) b).holds();
+    }
+
+    @Test
+    void atomicsSignalThePreviousValueAndReleaseTheirResultWord() {
+        for (OperationType type : EnumSet.of(OperationType.FETCH_AND_ADD, OperationType.COMPARE_AND_SWAP)) {
+            EngineBuffer word = resultWord(0x0102_0304_0506_0708L);
+            AtomicReference<Operation> op = new AtomicReference<>();
+            StepVerifier.create(mono(type, word, true, op).map(Long.class::cast))
+                    .then(() -> op.get().succeed())
+                    .expectNext(0x0102_0304_0506_0708L)
+                    .expectComplete()
+                    .verify(WAIT);
+            assertTrue(op.get().isAtomic());
+            assertTrue(word.isReleased(), "the engine's result word is released");
+            assertEquals(0, holds(word));
+        }
+        assertEquals(0, pool.pooledBytesInUse());
+    }
+
+    @Test
+    void successOfANonAtomicCompletesEmptyAndOnlyUnholdsTheCallersBuffer() {
+        EngineBuffer callers = pool.allocatePooled(100);
+        assertTrue(callers.retain());
+        AtomicReference<Operation> op = new AtomicReference<>();
+        StepVerifier.create(mono(OperationType.WRITE, callers, false, op))
+                .then(() -> op.get().succeed())
+                .expectComplete()
+                .verify(WAIT);
+        assertFalse(callers.isReleased(), "the caller still owns it");
+        assertEquals(1, holds(callers), "only the operation's hold was dropped");
+        assertEquals(128, pool.pooledBytesInUse());
+    }
+
+    @Test
+    void failureSignalsTheErrorAndDropsTheHolds() {
+        EngineBuffer copy = pool.allocatePooled(30);
+        assertTrue(copy.retain());
+        AtomicReference<Operation> op = new AtomicReference<>();
+        IllegalStateException boom = new IllegalStateException("completion failed");
+        StepVerifier.create(mono(OperationType.SEND, copy, true, op))
+                .then(() -> op.get().fail(boom))
+                .expectErrorMatches(e -> e == boom)
+                .verify(WAIT);
+        assertTrue(copy.isReleased());
+        assertEquals(0, pool.pooledBytesInUse(), "an engine-owned copy goes back to the pool");
+    }
+
+    @Test
+    void holdsAreDroppedExactlyOnce() {
+        EngineBuffer callers = pool.allocatePooled(64);
+        assertTrue(callers.retain());
+        AtomicReference<Operation> op = new AtomicReference<>();
+        StepVerifier.create(mono(OperationType.READ, callers, false, op))
+                .then(() -> {
+                    op.get().releaseHolds(); // e.g. an inline send dropped them at post time
+                    op.get().releaseHolds();
+                    op.get().succeed(); // and the completion comes later
+                })
+                .expectComplete()
+                .verify(WAIT);
+        assertEquals(1, holds(callers), "one hold dropped, not three");
+        callers.release();
+        assertEquals(0, pool.pooledBytesInUse());
+    }
+
+    @Test
+    void aCancelledOperationOnlyDropsItsHoldsWhenItCompletes() {
+        EngineBuffer word = resultWord(99);
+        AtomicReference<Operation> op = new AtomicReference<>();
+        StepVerifier.create(mono(OperationType.FETCH_AND_ADD, word, true, op))
+                .thenCancel()
+                .verify(WAIT);
+        Operation cancelled = op.get();
+        assertNotNull(cancelled);
+        assertTrue(cancelled.cancelled);
+        assertEquals(2, holds(word), "cancelling does not free memory the device may still write");
+        cancelled.succeed();
+        assertEquals(0, holds(word), "the completion the hold waited for frees it");
+        assertEquals(0, pool.pooledBytesInUse());
+
+        EngineBuffer copy = pool.allocatePooled(16);
+        assertTrue(copy.retain());
+        StepVerifier.create(mono(OperationType.SEND, copy, true, op)).thenCancel().verify(WAIT);
+        op.get().fail(new IllegalStateException("flushed"));
+        assertEquals(0, pool.pooledBytesInUse());
+    }
+
+    @Test
+    void operationsThatConsumeAPeerReceive() {
+        Set<OperationType> consuming = EnumSet.of(OperationType.SEND, OperationType.SEND_WITH_IMMEDIATE,
+                OperationType.WRITE_WITH_IMMEDIATE);
+        Set<OperationType> atomics = EnumSet.of(OperationType.COMPARE_AND_SWAP, OperationType.FETCH_AND_ADD);
+        for (OperationType type : OperationType.values()) {
+            Operation op = new Operation(null, type, null, null, false, 0, 0, 0, 0, 0, 0);
+            assertEquals(consuming.contains(type), op.consumesPeerReceive(), type.name());
+            assertEquals(atomics.contains(type), op.isAtomic(), type.name());
+        }
+    }
+}
