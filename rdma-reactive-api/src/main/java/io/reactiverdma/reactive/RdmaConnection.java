@@ -24,10 +24,11 @@ import java.nio.ByteBuffer;
  *   <li>cancelling it (or a {@code timeout}) stops the signal, not the work request: buffers it uses stay
  *       held until the device reports it done.</li>
  * </ul>
- * Disposing closes the connection: it disconnects (the QP moves to its error state), fails what is pending
- * as its flushed completions arrive, completes {@link #receive()}, destroys the QP, returns the receive
- * buffers to the pool, destroys the rdma_cm id, then emits {@link ConnectionEvent.Type#CLOSED} and completes
- * {@link #onDispose()}.
+ * Disposing closes the connection: it disconnects (the QP moves to its error state) and fails what is
+ * pending as its flushed completions arrive (what never flushes within a few seconds is failed once the QP
+ * is destroyed); then the QP and the rdma_cm id are destroyed, {@link #receive()} gets the messages that
+ * arrived before the close and completes, the receive buffers go back to the pool, and last
+ * {@link ConnectionEvent.Type#CLOSED} is emitted and {@link #onDispose()} completes.
  */
 public interface RdmaConnection extends Disposable {
     /**

@@ -24,10 +24,10 @@ public final class RdmaResources {
     }
 
     /**
-     * Closes every connection and server of the engine, waits for their close sequences (at most about 10 s;
-     * a close that cannot finish is logged), then releases every device resource and stops the engine's
-     * threads. Completes when that is done; never errors. Idempotent: a second call completes when the first
-     * release has. Lazy: nothing happens until subscribed. The engine can be used again afterwards: the
+     * Closes every connection and server of the engine and fails connect attempts under way, waits for the
+     * close sequences (at most about 10 s; a close that cannot finish is logged), then releases every device
+     * resource and stops the engine's threads (its one daemon timer thread excepted). Completes when that is
+     * done; never errors. Idempotent: a call made while a shutdown is under way completes with it. Lazy: nothing happens until subscribed. The engine can be used again afterwards: the
      * next connect or bind creates fresh resources.
      */
     public static Mono<Void> disposeLater() {
