@@ -366,6 +366,28 @@ class CompletionPollerHostTest {
         assertTrue(poller.isStopped());
     }
 
+    /**
+     * Defect 8 of the engine-core issue: a backoff poller parked for its longest period was not woken by
+     * stop() (nor by a task handed over), so closing its last connection took up to that period.
+     */
+    @Test
+    void aParkedBackoffPollerIsWokenByStopAndByAHandedOverTask() throws Exception {
+        ScriptedCompletionSource source = new ScriptedCompletionSource(false);
+        CompletionPoller poller = start(source, new PendingOperations(4),
+                PollerIdleStrategy.backoff(1, 1, 1_000_000, TimeUnit.SECONDS.toNanos(30)));
+        source.awaitPolled();
+        Thread.sleep(300); // long enough to be parked (its periods grow from 1 ms to 30 s)
+        long start = System.nanoTime();
+        CompletableFuture<Void> ran = new CompletableFuture<>();
+        poller.execute(() -> ran.complete(null));
+        ran.get(2, TimeUnit.SECONDS);
+        Thread.sleep(300);
+        running.remove(poller);
+        poller.stop();
+        assertTrue(source.closed.await(2, TimeUnit.SECONDS), "stopped and closed its CQ at once, not after its park");
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
+    }
+
     @Test
     void stopFromThePollerThreadClosesTheSourceAfterTheLoopEndsAndLaterTasksStillRun() throws Exception {
         ScriptedCompletionSource source = new ScriptedCompletionSource(true);
