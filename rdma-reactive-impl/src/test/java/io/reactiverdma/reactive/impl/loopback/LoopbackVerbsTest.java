@@ -142,6 +142,34 @@ class LoopbackVerbsTest {
     }
 
     @Test
+    void aReceiveBufferWithoutLocalWriteFailsAtTheReceiverAndTheSender() {
+        f = LoopbackFixture.connected(LoopbackStack.create());
+        Registration src = register(f.clientPd, 8, LW);
+        Registration readOnly = register(f.serverPd, 8, AccessFlags.REMOTE_READ);
+        f.serverQp.postReceive(recv(1, readOnly, 0, 8));
+        f.clientQp.postSend(send(2, WrOpcode.SEND, SendFlags.SIGNALED, src, 0, 8));
+        assertCompletion(completions(f.serverCq, 1).get(0), 1, WcStatus.LOC_PROT_ERR, WcOpcode.RECV);
+        assertCompletion(completions(f.clientCq, 1).get(0), 2, WcStatus.REM_OP_ERR, WcOpcode.SEND);
+        assertEquals(LoopbackQueuePair.State.ERR, ((LoopbackQueuePair) f.serverQp).state());
+    }
+
+    @Test
+    void anUnansweredRequestIsRetriedRetryCountTimesThenFails() {
+        ConnectSpec threeRetries = new ConnectSpec(4, 4, 3, 3, null);
+        f = LoopbackFixture.connected(LoopbackStack.builder().device("lo", "127.0.0.1")
+                .ackTimeout(java.time.Duration.ofMillis(10)).build(), threeRetries, threeRetries, new QpSpec(8, 8, 64));
+        Registration src = register(f.clientPd, 8, LW);
+        Registration target = register(f.serverPd, 8, LW | AccessFlags.REMOTE_WRITE);
+        f.server.destroyQueuePair(); // packets to a QP that no longer exists are dropped
+        long start = System.nanoTime();
+        f.clientQp.postSend(send(1, WrOpcode.RDMA_WRITE, SendFlags.SIGNALED, src, 0, 8)
+                .rdma(0, target.address(), target.rkey()));
+        assertCompletion(completions(f.clientCq, 1).get(0), 1, WcStatus.RETRY_EXC_ERR, WcOpcode.RDMA_WRITE);
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(tookMs >= 30, "three retries 10 ms apart, took " + tookMs + " ms");
+    }
+
+    @Test
     void aBadLkeyIsALocalProtectionError() {
         f = LoopbackFixture.connected(LoopbackStack.create());
         Registration src = register(f.clientPd, 64, LW);
