@@ -253,6 +253,38 @@ class LoopbackEngineTest {
     }
 
     @Test
+    void clientAndServerOnSeparateEnginesEachWithItsOwnChannelAndPd() {
+        RdmaEngine other = new RdmaEngine(stack);
+        server = other.bind(config(true), c -> {
+            serverConnection.tryEmitValue(c);
+            return c.onDispose();
+        }).block(WAIT);
+        assertNotNull(server);
+        client = engine.connect(config(true).withPort(server.port())).block(WAIT);
+        assertNotNull(client);
+        RdmaConnection s = serverConnection.asMono().block(WAIT);
+        assertNotNull(s);
+        assertEquals(2, stack.resources().count(Kind.CM_CHANNEL));
+        assertEquals(2, stack.resources().count(Kind.PROTECTION_DOMAIN));
+        StepVerifier.create(s.receive().take(2).map(LoopbackEngineTest::text))
+                .then(() -> Flux.concat(client.send(text("a")), client.send(text("b"))).subscribe())
+                .expectNext("a", "b").expectComplete().verify(WAIT);
+        RegisteredBuffer exposed = s.memory().allocateRegistered(64, RemoteAccess.READ);
+        exposed.buffer().put(3, (byte) 42);
+        RegisteredBuffer local = client.memory().allocate(64);
+        StepVerifier.create(client.read(local, exposed.remoteRegion())).expectComplete().verify(WAIT);
+        assertEquals(42, local.buffer().get(3));
+        local.release();
+        exposed.release();
+        client.dispose();
+        client.onDispose().block(WAIT);
+        server.disposeNow(WAIT);
+        client = null;
+        server = null;
+        stack.resources().awaitReleased(WAIT, Kind.PROTECTION_DOMAIN, Kind.REGISTRATION, Kind.CM_CHANNEL);
+    }
+
+    @Test
     void connectingWhereNobodyListensIsRejected() {
         StepVerifier.create(engine.connect(config(true).withPort(1)))
                 .expectErrorSatisfies(e -> {

@@ -31,8 +31,8 @@ public final class LoopbackCmId implements CmId {
     State state = State.IDLE;
     volatile boolean closed;
     volatile boolean dead;
-    InetSocketAddress local;
-    InetSocketAddress remote;
+    volatile InetSocketAddress local;
+    volatile InetSocketAddress remote;
     LoopbackDevice device;
     LoopbackQueuePair qp;
     ConnectSpec spec;

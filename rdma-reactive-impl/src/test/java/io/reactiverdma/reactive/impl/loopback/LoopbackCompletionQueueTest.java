@@ -66,7 +66,7 @@ class LoopbackCompletionQueueTest {
         cq.wakeup();
         start = System.nanoTime();
         assertFalse(cq.await(5_000 * MS));
-        assertTrue(System.nanoTime() - start < 1_000 * MS, "a pending wake-up returns at once");
+        assertTrue(System.nanoTime() - start < 4_000 * MS, "a pending wake-up returns at once, not after 5 s");
         cq.arm();
         Thread waker = new Thread(() -> {
             try {

@@ -251,6 +251,17 @@ public final class LoopbackFaults {
         }
     }
 
+    /** {@link #disconnect} for every connected id on {@code device}. */
+    public void disconnectAll(Device device) {
+        synchronized (stack.lock) {
+            for (LoopbackCmId i : stack.cm.ids) {
+                if (i.device == device) {
+                    disconnect(i);
+                }
+            }
+        }
+    }
+
     /** DEVICE_REMOVAL to {@code id} alone; its QP goes to ERR. */
     public void deviceRemoval(CmId id) {
         LoopbackCmId i = (LoopbackCmId) id;

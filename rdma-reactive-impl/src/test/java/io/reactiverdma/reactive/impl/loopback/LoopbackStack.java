@@ -263,10 +263,6 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         }
     }
 
-    boolean onWireThread() {
-        return Thread.currentThread().getName().equals(name + "-wire");
-    }
-
     @Override
     public String toString() {
         return name + devices;
