@@ -101,6 +101,21 @@ public final class ClientConnector {
                     DeviceResources device = engine.device(id.device());
                     connection = new EngineConnection(cm, id, device, config, false);
                     engine.track(connection);
+                    // Closed before ESTABLISHED (its poller failed, its device went away): the attempt fails now
+                    // rather than at the connect timeout.
+                    EngineConnection created = connection;
+                    created.onDispose().subscribe(null, null, () -> cm.execute(() -> {
+                        if (!done) {
+                            RdmaConnectException typed = new RdmaConnectException("connecting to " + destination
+                                    + " failed: the connection closed before it was established",
+                                    ConnectionEvent.Type.CONNECT_ERROR, 0, null);
+                            Throwable cause = created.closeCause();
+                            if (cause != null) {
+                                typed.initCause(cause);
+                            }
+                            fail(typed);
+                        }
+                    }));
                     early.forEach(connection::emit);
                     id.connect(ConnectParams.connParam(config, device, connection.offer().encode()));
                 }

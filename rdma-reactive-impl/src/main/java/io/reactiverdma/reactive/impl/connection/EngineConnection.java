@@ -221,6 +221,11 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     }
 
     // ------------------------------------------------------------------------------------- operations
+    /** Why the connection closed (null: a plain close, or not closed); any thread. */
+    public Throwable closeCause() {
+        return closeCause;
+    }
+
     ConnectionClosedException closedError(String what) {
         Throwable cause = closeCause;
         return cause != null
