@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code inline}: {@link CompletionPoller#run} on the poller thread itself, which runs the task at once
  *       (what an operation subscribed from a callback pays).</li>
  * </ul>
- * Run: {@code scripts/bench-engine HandOffBenchmark -f 1 -wi 3 -i 5}.
+ * Run: {@code scripts/bench-engine completion.HandOffBenchmark -f 1 -wi 3 -i 5}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
