@@ -117,9 +117,13 @@ public final class CompletionPoller implements CompletionQueue.Handler {
         }
     }
 
-    /** Runs {@code task} now when called on the poller thread, else hands it over. */
+    /**
+     * Runs {@code task} now when called on the poller thread with nothing handed over still waiting, else
+     * hands it over. Work queued before it is never overtaken: send(Publisher) submits its first messages
+     * from the subscriber's thread and the next ones from this thread, and they must be posted in order.
+     */
     public void run(Runnable task) {
-        if (inPollerThread()) {
+        if (inPollerThread() && tasks.isEmpty()) {
             task.run();
         } else {
             execute(task);
