@@ -14,8 +14,8 @@ import org.springframework.context.annotation.Bean;
  * auto-configuration (named, so Actuator stays optional), so its registry is seen.
  */
 @AutoConfiguration(afterName = {
-        "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"})
+        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
 @ConditionalOnClass({RdmaClient.class, MeterRegistry.class})
 @ConditionalOnBean(MeterRegistry.class)
 @ConditionalOnProperty(prefix = RdmaProperties.PREFIX, name = "metrics", havingValue = "true", matchIfMissing = true)
