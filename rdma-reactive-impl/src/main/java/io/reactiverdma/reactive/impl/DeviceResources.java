@@ -98,7 +98,7 @@ final class DeviceResources {
             h.tryReserve(entries);
             return h;
         }
-        String key = strategy + "/" + batch + (config.metrics() ? "/metrics" : "");
+        String key = strategy + "/" + batch + metrics.cqKeySuffix();
         synchronized (sharedCqs) {
             List<CompletionQueueHandle> list = sharedCqs.computeIfAbsent(key, k -> new ArrayList<>());
             for (CompletionQueueHandle h : list) {

@@ -135,7 +135,7 @@ final class EngineConnection implements RdmaConnection, CompletionTarget {
         this.cm = cm;
         this.id = id;
         this.device = device;
-        this.metrics = EngineMetrics.of(config.metrics());
+        this.metrics = EngineMetrics.of(config, device, id);
         this.callbacks = config.callbackScheduler();
         this.sendDepth = config.option(RdmaOption.SEND_QUEUE_DEPTH);
         this.recvDepth = config.option(RdmaOption.RECEIVE_QUEUE_DEPTH);

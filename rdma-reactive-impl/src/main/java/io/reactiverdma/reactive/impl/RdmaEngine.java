@@ -103,7 +103,7 @@ public final class RdmaEngine implements RdmaTransportProvider {
     @Override
     public Mono<RdmaConnection> connect(RdmaTransportConfig config) {
         Duration timeout = config.option(RdmaOption.CONNECT_TIMEOUT);
-        return Mono.<RdmaConnection>create(sink -> {
+        return EngineObservations.connect(config, Mono.<RdmaConnection>create(sink -> {
             CmEventLoop cm = cm();
             ClientAttempt attempt = new ClientAttempt(cm, config, sink);
             sink.onCancel(() -> {
@@ -120,7 +120,7 @@ public final class RdmaEngine implements RdmaTransportProvider {
         // like any other, and the callbackScheduler contract says where results are delivered.
         .timeout(timeout, Mono.error(() -> new RdmaConnectException("connecting to " + config.host() + ":"
                 + config.port() + " did not complete within " + timeout, ConnectionEvent.Type.CONNECT_ERROR,
-                -110, null)), config.callbackScheduler() != null ? config.callbackScheduler() : Schedulers.parallel());
+                -110, null)), config.callbackScheduler() != null ? config.callbackScheduler() : Schedulers.parallel()));
     }
 
     /** One connection attempt, driven by rdma_cm events on the event loop thread. */
@@ -270,7 +270,7 @@ public final class RdmaEngine implements RdmaTransportProvider {
             CmEventLoop cm = cm();
             cm.execute(() -> {
                 try {
-                    sink.success(new EngineServer(cm, config, handler));
+                    sink.success(EngineObservations.watch(config, new EngineServer(cm, config, handler)));
                 } catch (RuntimeException e) {
                     sink.error(e instanceof RdmaException ? e : new RdmaException("cannot listen on "
                             + config.host() + ":" + config.port() + ": " + e.getMessage(), e));

@@ -46,7 +46,7 @@ class CompletionPollerHostTest {
     static final int REM_ACCESS_ERR = 10;
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final EngineMetrics metrics = new EngineMetrics.Recording(registry);
+    private final EngineMetrics metrics = EngineMetricsHostTest.into(registry);
     private final List<CompletionPoller> running = new ArrayList<>();
 
     @AfterEach

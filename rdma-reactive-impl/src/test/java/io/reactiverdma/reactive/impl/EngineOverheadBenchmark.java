@@ -157,7 +157,7 @@ public class EngineOverheadBenchmark {
                 case "noop" -> engineMetrics = EngineMetrics.NOOP;
                 case "recording" -> {
                     registry = new SimpleMeterRegistry();
-                    engineMetrics = new EngineMetrics.Recording(registry);
+                    engineMetrics = EngineMetricsHostTest.into(registry);
                 }
                 default -> throw new IllegalArgumentException("metrics: noop or recording, got " + metrics);
             }
