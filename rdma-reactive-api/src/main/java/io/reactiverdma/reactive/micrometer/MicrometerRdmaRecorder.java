@@ -174,7 +174,7 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
             if (reg == null) {
                 return null;
             }
-            d = devices.computeIfAbsent(device, name -> new DeviceMeters(registry, reg, name));
+            d = devices.computeIfAbsent(device, name -> new DeviceMeters(registry, reg, name, maxRemoteAddressTags > 0));
         }
         return d;
     }
@@ -202,12 +202,13 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
         private final String device;
         private final DistributionSummary batch;
         private final Counter stale;
-        private final PeerMeters all;
+        private final PeerMeters all; // null with remote-address tags
         private final Map<InetAddress, PeerMeters> peers = new ConcurrentHashMap<>();
         private volatile PeerMeters other;
         private volatile PeerMeters unknown;
 
-        DeviceMeters(WeakReference<MeterRegistry> ref, MeterRegistry registry, String device) {
+        /** {@code perPeer}: connection meters per peer only, never the device-wide set (one set of tag keys). */
+        DeviceMeters(WeakReference<MeterRegistry> ref, MeterRegistry registry, String device, boolean perPeer) {
             this.registry = ref;
             this.device = device;
             Tags tags = Tags.of("device", device);
@@ -215,7 +216,7 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
                     .tags(tags).register(registry);
             stale = Counter.builder("rdma.completions.stale")
                     .description("completions whose wr_id named no live operation").tags(tags).register(registry);
-            all = new PeerMeters(registry, tags);
+            all = perPeer ? null : new PeerMeters(registry, tags);
         }
 
         /** A new peer: its own meters while under the cap, else the shared "other" ones (not cached per peer). */
