@@ -1,5 +1,8 @@
 package io.reactiverdma.samples.gateway;
 
+import io.micrometer.core.instrument.Metrics;
+import io.reactiverdma.reactive.RdmaClient;
+import io.reactiverdma.reactive.micrometer.MicrometerRdmaObserver;
 import io.reactiverdma.samples.kv.KvServer;
 import io.reactiverdma.samples.kv.KvServerOptions;
 import io.reactiverdma.testsupport.RxeTestSupport;
@@ -154,7 +157,24 @@ class GatewayRxeTest {
         http.get().uri("/actuator/health").exchange().expectStatus().isOk()
                 .expectBody()
                 .jsonPath("$.status").isEqualTo("UP")
-                .jsonPath("$.components.kv.status").isEqualTo("UP");
+                .jsonPath("$.components.kv.status").isEqualTo("UP")
+                .jsonPath("$.components.rdma.status").isEqualTo("UP")
+                .jsonPath("$.components.rdma.details.devices").value(d -> assertTrue(d.toString().contains("ACTIVE"),
+                        "the device's port: " + d));
+        // The application's registry has them, tagged with the device; the engine registered nothing in
+        // Micrometer's global registry (Boot adds its registry to the global one, but that passes on only
+        // what is registered through the global one).
+        http.get().uri("/actuator/metrics/rdma.connections").exchange().expectStatus().isOk()
+                .expectBody().jsonPath("$.availableTags[?(@.tag == 'device')].values[0]")
+                .value(v -> assertTrue(v.toString().contains("rxe"), "device tag: " + v));
+        assertTrue(Metrics.globalRegistry.find("rdma.operations").meters().isEmpty(),
+                "no rdma meter registered through the global registry");
+        // The connect was an observation: Boot's default handler turns it into a timer of the same name.
+        assertTrue(app.getBean(RdmaClient.class).configuration().observer() instanceof MicrometerRdmaObserver);
+        http.get().uri("/actuator/metrics/rdma.client.connect?tag=rdma.outcome:established").exchange()
+                .expectStatus().isOk()
+                .expectBody().jsonPath("$.measurements[0].value").value(v ->
+                        assertTrue(((Number) v).doubleValue() >= 1, "established connects observed: " + v));
     }
 
     @Test
