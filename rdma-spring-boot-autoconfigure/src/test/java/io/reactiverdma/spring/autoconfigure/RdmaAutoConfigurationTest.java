@@ -298,7 +298,7 @@ class RdmaAutoConfigurationTest {
         return findCause(ctx.getStartupFailure(), InvalidConfigurationPropertyValueException.class);
     }
 
-    private static <T extends Throwable> T findCause(Throwable t, Class<T> type) {
+    static <T extends Throwable> T findCause(Throwable t, Class<T> type) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (type.isInstance(c)) {
                 return type.cast(c);

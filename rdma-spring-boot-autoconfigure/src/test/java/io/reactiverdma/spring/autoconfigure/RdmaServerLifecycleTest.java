@@ -39,7 +39,7 @@ class RdmaServerLifecycleTest {
         runner.withInitializer(ctx -> ctx.addBeanFactoryPostProcessor(new LazyInitializationBeanFactoryPostProcessor()))
                 .run(ctx -> {
                     assertThat(ctx).hasFailed();
-                    RdmaException e = findCause(ctx.getStartupFailure(), RdmaException.class);
+                    RdmaException e = RdmaAutoConfigurationTest.findCause(ctx.getStartupFailure(), RdmaException.class);
                     // No RDMA on the host: the start tried to bind (and says why it could not).
                     assertThat(e.getMessage()).containsAnyOf("RDMA is not usable here", "cannot listen on");
                     FailureAnalysis analysis = new RdmaFailureAnalyzer().analyze(ctx.getStartupFailure());
@@ -63,18 +63,9 @@ class RdmaServerLifecycleTest {
     void aShutdownTimeoutThatIsNotPositiveFailsNamingIt() {
         runner.withPropertyValues("reactive-rdma.server.shutdown-timeout=0s").run(ctx -> {
             assertThat(ctx).hasFailed();
-            assertThat(findCause(ctx.getStartupFailure(),
+            assertThat(RdmaAutoConfigurationTest.findCause(ctx.getStartupFailure(),
                     org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException.class)
                     .getName()).isEqualTo("reactive-rdma.server.shutdown-timeout");
         });
-    }
-
-    static <T extends Throwable> T findCause(Throwable t, Class<T> type) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (type.isInstance(c)) {
-                return type.cast(c);
-            }
-        }
-        throw new AssertionError("no " + type.getSimpleName() + " in the causes of " + t, t);
     }
 }
