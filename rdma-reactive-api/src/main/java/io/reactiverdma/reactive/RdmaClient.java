@@ -5,6 +5,7 @@ import reactor.core.scheduler.Scheduler;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * Connects to an RDMA server (this framework's or any rdma_cm peer with a plain RC QP). Immutable: every
@@ -35,8 +36,22 @@ public abstract class RdmaClient {
     /** Sets one option (validated now: an invalid value throws {@link InvalidRequestException}). */
     public abstract <T> RdmaClient option(RdmaOption<T> option, T value);
 
-    /** Records meters under {@code rdma.} in Micrometer's global registry. */
+    /** Records meters under {@code rdma.} in Micrometer's global registry (or, false, records none). */
     public abstract RdmaClient metrics(boolean enable);
+
+    /**
+     * Reports what the engine measures to the recorder {@code recorder} supplies (asked once per connection),
+     * or, {@code enable} false, records nothing. For meters in a registry of your choice:
+     * {@code metrics(true, () -> MicrometerRdmaRecorder.of(registry))}.
+     */
+    public abstract RdmaClient metrics(boolean enable, Supplier<? extends RdmaMetricsRecorder> recorder);
+
+    /**
+     * Tells {@code observer} about every {@link #connect()}: when it starts, and whether it is established,
+     * fails or is cancelled ({@code MicrometerRdmaObserver.of(observationRegistry)} for Micrometer
+     * Observation and so tracing). Null: no observer.
+     */
+    public abstract RdmaClient observer(RdmaConnectionObserver observer);
 
     /**
      * Runs user callbacks (operation signals, received messages, and {@link #connect()}'s result) on
@@ -95,6 +110,16 @@ final class DefaultRdmaClient extends RdmaClient {
     @Override
     public RdmaClient metrics(boolean enable) {
         return new DefaultRdmaClient(config.withMetrics(enable));
+    }
+
+    @Override
+    public RdmaClient metrics(boolean enable, Supplier<? extends RdmaMetricsRecorder> recorder) {
+        return new DefaultRdmaClient(config.withMetrics(enable, recorder));
+    }
+
+    @Override
+    public RdmaClient observer(RdmaConnectionObserver observer) {
+        return new DefaultRdmaClient(config.withObserver(observer));
     }
 
     @Override

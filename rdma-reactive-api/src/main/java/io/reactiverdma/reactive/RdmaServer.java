@@ -6,6 +6,7 @@ import reactor.core.scheduler.Scheduler;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Supplier;
 import java.util.function.Function;
 
 /**
@@ -38,7 +39,17 @@ public abstract class RdmaServer {
 
     public abstract <T> RdmaServer option(RdmaOption<T> option, T value);
 
+    /** Records meters under {@code rdma.} in Micrometer's global registry (or, false, records none). */
     public abstract RdmaServer metrics(boolean enable);
+
+    /** As {@link RdmaClient#metrics(boolean, Supplier)}: what the engine measures, to {@code recorder}'s recorder. */
+    public abstract RdmaServer metrics(boolean enable, Supplier<? extends RdmaMetricsRecorder> recorder);
+
+    /**
+     * Tells {@code observer} about every connection request: when it arrives, and whether the connection is
+     * established or fails. Null: no observer.
+     */
+    public abstract RdmaServer observer(RdmaConnectionObserver observer);
 
     public abstract RdmaServer callbackScheduler(Scheduler scheduler);
 
@@ -95,6 +106,16 @@ final class DefaultRdmaServer extends RdmaServer {
     @Override
     public RdmaServer metrics(boolean enable) {
         return new DefaultRdmaServer(config.withMetrics(enable), handler);
+    }
+
+    @Override
+    public RdmaServer metrics(boolean enable, Supplier<? extends RdmaMetricsRecorder> recorder) {
+        return new DefaultRdmaServer(config.withMetrics(enable, recorder), handler);
+    }
+
+    @Override
+    public RdmaServer observer(RdmaConnectionObserver observer) {
+        return new DefaultRdmaServer(config.withObserver(observer), handler);
     }
 
     @Override

@@ -6,30 +6,36 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * The immutable configuration of an {@link RdmaClient} or {@link RdmaServer}: where to connect or listen,
- * the {@link RdmaOption options}, metrics and the scheduler user callbacks run on. Every {@code with*}
- * method returns a copy.
+ * the {@link RdmaOption options}, metrics, the connection observer and the scheduler user callbacks run on.
+ * Every {@code with*} method returns a copy.
  */
 public final class RdmaTransportConfig {
     /** Default rdma_cm port of the framework's servers (rdma_cm ports are their own space, not TCP's). */
     public static final int DEFAULT_PORT = 7471;
 
-    private static final RdmaTransportConfig DEFAULT = new RdmaTransportConfig(null, DEFAULT_PORT, Map.of(), false, null);
+    private static final RdmaTransportConfig DEFAULT = new RdmaTransportConfig(null, DEFAULT_PORT, Map.of(), false, null, null, null);
 
     private final String host;
     private final int port;
     private final Map<RdmaOption<?>, Object> options;
     private final boolean metrics;
+    private final Supplier<? extends RdmaMetricsRecorder> metricsRecorder;
+    private final RdmaConnectionObserver observer;
     private final Scheduler callbackScheduler;
 
     private RdmaTransportConfig(String host, int port, Map<RdmaOption<?>, Object> options, boolean metrics,
+            Supplier<? extends RdmaMetricsRecorder> metricsRecorder, RdmaConnectionObserver observer,
             Scheduler callbackScheduler) {
         this.host = host;
         this.port = port;
         this.options = options;
         this.metrics = metrics;
+        this.metricsRecorder = metricsRecorder;
+        this.observer = observer;
         this.callbackScheduler = callbackScheduler;
     }
 
@@ -60,9 +66,22 @@ public final class RdmaTransportConfig {
         return Collections.unmodifiableMap(options);
     }
 
-    /** Whether meters are recorded (in Micrometer's global registry, as {@code metrics(true)} in Reactor Netty). */
+    /**
+     * Whether meters are recorded: in {@link #metricsRecorder()}'s recorder when one is set, else in
+     * Micrometer's global registry (as {@code metrics(true)} in Reactor Netty).
+     */
     public boolean metrics() {
         return metrics;
+    }
+
+    /** Where meters go when {@link #metrics()} is on; null: Micrometer's global registry. */
+    public Supplier<? extends RdmaMetricsRecorder> metricsRecorder() {
+        return metricsRecorder;
+    }
+
+    /** Told about every connect (client) or accept (server); null: none. */
+    public RdmaConnectionObserver observer() {
+        return observer;
     }
 
     /** The scheduler user callbacks are moved to; null: they run on the completion-poller thread. */
@@ -75,7 +94,7 @@ public final class RdmaTransportConfig {
         if (host.isBlank()) {
             throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT, "host is blank");
         }
-        return new RdmaTransportConfig(host, port, options, metrics, callbackScheduler);
+        return new RdmaTransportConfig(host, port, options, metrics, metricsRecorder, observer, callbackScheduler);
     }
 
     public RdmaTransportConfig withPort(int port) {
@@ -83,7 +102,7 @@ public final class RdmaTransportConfig {
             throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
                     "port must be 0..65535, got " + port);
         }
-        return new RdmaTransportConfig(host, port, options, metrics, callbackScheduler);
+        return new RdmaTransportConfig(host, port, options, metrics, metricsRecorder, observer, callbackScheduler);
     }
 
     public <T> RdmaTransportConfig withOption(RdmaOption<T> option, T value) {
@@ -91,21 +110,38 @@ public final class RdmaTransportConfig {
         T v = option.validate(value);
         Map<RdmaOption<?>, Object> copy = new IdentityHashMap<>(options);
         copy.put(option, v);
-        return new RdmaTransportConfig(host, port, copy, metrics, callbackScheduler);
+        return new RdmaTransportConfig(host, port, copy, metrics, metricsRecorder, observer, callbackScheduler);
     }
 
+    /** Metrics on (in Micrometer's global registry) or off; either forgets a recorder set before. */
     public RdmaTransportConfig withMetrics(boolean metrics) {
-        return new RdmaTransportConfig(host, port, options, metrics, callbackScheduler);
+        return new RdmaTransportConfig(host, port, options, metrics, null, observer, callbackScheduler);
+    }
+
+    /**
+     * Metrics on, reported to the recorder {@code recorder} supplies (asked once per connection), or off
+     * ({@code enable} false, the recorder forgotten).
+     */
+    public RdmaTransportConfig withMetrics(boolean enable, Supplier<? extends RdmaMetricsRecorder> recorder) {
+        Objects.requireNonNull(recorder, "recorder");
+        return new RdmaTransportConfig(host, port, options, enable, enable ? recorder : null, observer,
+                callbackScheduler);
+    }
+
+    /** {@code observer} null: no observer. */
+    public RdmaTransportConfig withObserver(RdmaConnectionObserver observer) {
+        return new RdmaTransportConfig(host, port, options, metrics, metricsRecorder, observer, callbackScheduler);
     }
 
     /** {@code scheduler} null: callbacks on the poller thread again. */
     public RdmaTransportConfig withCallbackScheduler(Scheduler scheduler) {
-        return new RdmaTransportConfig(host, port, options, metrics, scheduler);
+        return new RdmaTransportConfig(host, port, options, metrics, metricsRecorder, observer, scheduler);
     }
 
     @Override
     public String toString() {
         return "RdmaTransportConfig{host=" + host + ", port=" + port + ", options=" + options + ", metrics="
-                + metrics + (callbackScheduler != null ? ", callbacks on " + callbackScheduler : "") + "}";
+                + metrics + (metricsRecorder != null ? " (recorder " + metricsRecorder + ")" : "")
+                + (observer != null ? ", observer " + observer : "") + (callbackScheduler != null ? ", callbacks on " + callbackScheduler : "") + "}";
     }
 }

@@ -2,6 +2,7 @@ package io.reactiverdma.reactive.impl;
 
 import io.reactiverdma.reactive.impl.cm.ClientConnector;
 import io.reactiverdma.reactive.impl.cm.EngineContext;
+import io.reactiverdma.reactive.impl.cm.EngineObservations;
 import io.reactiverdma.reactive.impl.cm.CmEventLoop;
 import io.reactiverdma.reactive.impl.cm.EngineServer;
 import io.reactiverdma.reactive.impl.connection.EngineConnection;
@@ -154,7 +155,7 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
 
     @Override
     public Mono<RdmaConnection> connect(RdmaTransportConfig config) {
-        return Mono.create(sink -> {
+        return EngineObservations.connect(config, Mono.<RdmaConnection>create(sink -> {
             CmEventLoop cm = cm();
             ClientConnector attempt = new ClientConnector(this, cm, config, sink);
             track(attempt);
@@ -164,7 +165,7 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
                 }
             });
             cm.execute(attempt::start);
-        });
+        }));
     }
 
     @Override
@@ -177,7 +178,7 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
                     EngineServer server = new EngineServer(this, cm, config, handler);
                     servers.add(server);
                     server.onDispose().subscribe(null, null, () -> servers.remove(server));
-                    sink.success(server);
+                    sink.success(EngineObservations.watch(config, server));
                 } catch (RuntimeException e) {
                     sink.error(e instanceof RdmaException ? e : new RdmaException("cannot listen on "
                             + config.host() + ":" + config.port() + ": " + e.getMessage(), e));

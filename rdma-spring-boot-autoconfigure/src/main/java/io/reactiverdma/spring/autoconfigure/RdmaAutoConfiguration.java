@@ -13,13 +13,16 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import java.time.Duration;
+
 /**
  * An {@link RdmaClient} bean from the {@code reactive-rdma.client.*} properties and, with
- * {@code reactive-rdma.server.enabled=true}, an RDMA server bound at start (handing connections to the
- * application's {@link RdmaConnectionHandler} bean) and disposed on shutdown. Each backs off when the
- * application defines its own bean of the type. Invalid property values fail the start, naming the property.
- * The client bean is a configuration: it connects when asked ({@link RdmaClient#connect()}), and each
- * connection belongs to whoever made it.
+ * {@code reactive-rdma.server.enabled=true}, an RDMA server ({@link RdmaServerLifecycle}) bound when the context
+ * starts, after the web server, handing connections to the application's {@link RdmaConnectionHandler} bean, and
+ * disposed when it stops. Each backs off when the application defines its own bean of the type. Invalid
+ * property values fail the start, naming the property; properties that have no effect are logged
+ * ({@link RdmaIneffectiveProperties}). The client bean is a configuration: it connects when asked
+ * ({@link RdmaClient#connect()}), and each connection belongs to whoever made it.
  */
 @AutoConfiguration
 @ConditionalOnClass(RdmaClient.class)
@@ -29,6 +32,7 @@ public class RdmaAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public RdmaClient rdmaClient(RdmaProperties properties, ObjectProvider<RdmaClientCustomizer> customizers) {
+        RdmaIneffectiveProperties.warn(properties);
         RdmaClient client = RdmaTransportSettings.configure(RdmaClient.create(), properties.getClient());
         for (RdmaClientCustomizer c : customizers.orderedStream().toList()) {
             client = c.customize(client);
@@ -40,10 +44,10 @@ public class RdmaAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(prefix = RdmaProperties.PREFIX + ".server", name = "enabled", havingValue = "true")
     static class ServerConfiguration {
-        /** Disposed on shutdown, waiting (at most 30 s) until its connections are closed. */
-        @Bean(destroyMethod = "disposeNow")
-        @ConditionalOnMissingBean
-        public DisposableRdmaServer rdmaServer(RdmaProperties properties, ObjectProvider<RdmaConnectionHandler> handler,
+        /** Configured now (bad values fail here, naming the property); bound in its lifecycle phase. */
+        @Bean
+        @ConditionalOnMissingBean({RdmaServerLifecycle.class, DisposableRdmaServer.class})
+        public RdmaServerLifecycle rdmaServer(RdmaProperties properties, ObjectProvider<RdmaConnectionHandler> handler,
                 ObjectProvider<RdmaServerCustomizer> customizers) {
             RdmaProperties.Server p = properties.getServer();
             RdmaConnectionHandler h = handler.getIfUnique();
@@ -52,16 +56,23 @@ public class RdmaAutoConfiguration {
                         "the server needs exactly one RdmaConnectionHandler bean (what to do with each connection), "
                                 + "found " + handler.stream().count());
             }
-            java.time.Duration bindTimeout = p.getBindTimeout();
-            if (bindTimeout == null || bindTimeout.isNegative() || bindTimeout.isZero()) {
-                throw new InvalidConfigurationPropertyValueException(RdmaProperties.PREFIX + ".server.bind-timeout",
-                        bindTimeout, "must be a positive duration (how long start-up waits for the server to listen)");
-            }
+            Duration bindTimeout = positive("bind-timeout", p.getBindTimeout(),
+                    "how long start-up waits for the server to listen");
+            Duration shutdownTimeout = positive("shutdown-timeout", p.getShutdownTimeout(),
+                    "how long shutdown waits for the server's connections to close");
             RdmaServer server = RdmaTransportSettings.configure(RdmaServer.create(), p).handle(h);
             for (RdmaServerCustomizer c : customizers.orderedStream().toList()) {
                 server = c.customize(server);
             }
-            return server.bindNow(bindTimeout);
+            return new RdmaServerLifecycle(server, bindTimeout, shutdownTimeout);
+        }
+
+        private static Duration positive(String property, Duration d, String what) {
+            if (d == null || d.isNegative() || d.isZero()) {
+                throw new InvalidConfigurationPropertyValueException(RdmaProperties.PREFIX + ".server." + property, d,
+                        "must be a positive duration (" + what + ")");
+            }
+            return d;
         }
     }
 }

@@ -1,28 +1,55 @@
 package io.reactiverdma.spring.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import io.reactiverdma.reactive.RdmaClient;
+import io.reactiverdma.reactive.micrometer.MicrometerRdmaObserver;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
- * The engine's meters ({@code rdma.*}) in the application's {@link MeterRegistry}, when there is one and
- * {@code reactive-rdma.metrics} is not false: see {@link RdmaMetricsBinding}. After Actuator's registry
- * auto-configuration (named, so Actuator stays optional), so its registry is seen.
+ * Micrometer for the auto-configured client and server: the engine's meters ({@code rdma.*}) in the
+ * application's {@link MeterRegistry} ({@link RdmaMetricsBinding}; {@code reactive-rdma.metrics}), and
+ * Observations around connect and accept in its {@link ObservationRegistry} ({@code reactive-rdma.observations}).
+ * After Actuator's registry and observation auto-configurations (named, so they stay optional), so their beans
+ * are seen.
  */
 @AutoConfiguration(afterName = {
-        "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"})
-@ConditionalOnClass({RdmaClient.class, MeterRegistry.class})
-@ConditionalOnBean(MeterRegistry.class)
-@ConditionalOnProperty(prefix = RdmaProperties.PREFIX, name = "metrics", havingValue = "true", matchIfMissing = true)
+        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"})
+@ConditionalOnClass(RdmaClient.class)
 public class RdmaMetricsAutoConfiguration {
 
-    @Bean
-    public RdmaMetricsBinding rdmaMetricsBinding(MeterRegistry registry) {
-        return new RdmaMetricsBinding(registry);
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    @ConditionalOnBean(MeterRegistry.class)
+    @ConditionalOnProperty(prefix = RdmaProperties.PREFIX, name = "metrics", havingValue = "true", matchIfMissing = true)
+    static class Meters {
+        @Bean
+        public RdmaMetricsBinding rdmaMetricsBinding(MeterRegistry registry, RdmaProperties properties) {
+            return new RdmaMetricsBinding(registry, properties.getMetricsRemoteAddressTags());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ObservationRegistry.class)
+    @ConditionalOnBean(ObservationRegistry.class)
+    @ConditionalOnProperty(prefix = RdmaProperties.PREFIX, name = "observations", havingValue = "true",
+            matchIfMissing = true)
+    static class Observations {
+        @Bean
+        public RdmaClientCustomizer rdmaClientObservations(ObservationRegistry registry) {
+            return client -> client.observer(MicrometerRdmaObserver.of(registry));
+        }
+
+        @Bean
+        public RdmaServerCustomizer rdmaServerObservations(ObservationRegistry registry) {
+            return server -> server.observer(MicrometerRdmaObserver.of(registry));
+        }
     }
 }

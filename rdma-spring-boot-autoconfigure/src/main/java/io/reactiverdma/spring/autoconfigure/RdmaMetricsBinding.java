@@ -1,29 +1,36 @@
 package io.reactiverdma.spring.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Metrics;
+import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.RdmaClient;
 import io.reactiverdma.reactive.RdmaServer;
-import org.springframework.beans.factory.DisposableBean;
-import org.springframework.beans.factory.InitializingBean;
+import io.reactiverdma.reactive.micrometer.MicrometerRdmaRecorder;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 import java.util.Objects;
 
 /**
- * Puts the engine's meters into the application's registry. The engine records them, when a client or
- * server has {@code metrics(true)}, in Micrometer's global registry (as Reactor Netty does), which passes
- * every meter, those registered before too, on to the registries added to it. So this switches metrics on
- * for the auto-configured client and server and adds the application's registry to the global one, unless
- * it is there already (Spring Boot adds it when {@code management.metrics.use-global-registry} is true, the
- * default). On shutdown it takes out again only what it added.
+ * Puts the engine's meters into the application's registry, and only there: a customizer of the
+ * auto-configured client and server that sets {@code metrics(true, () -> MicrometerRdmaRecorder.of(registry,
+ * remoteAddressTags))}. Micrometer's global registry is neither used nor changed.
  */
-public class RdmaMetricsBinding implements RdmaClientCustomizer, RdmaServerCustomizer, InitializingBean,
-        DisposableBean {
+public class RdmaMetricsBinding implements RdmaClientCustomizer, RdmaServerCustomizer {
     private final MeterRegistry registry;
-    private boolean addedToGlobal;
+    private final MicrometerRdmaRecorder recorder;
 
-    public RdmaMetricsBinding(MeterRegistry registry) {
+    /**
+     * @param remoteAddressTags {@code reactive-rdma.metrics-remote-address-tags}: tag with the peer's address,
+     *        for at most this many peers per device (0: no remote tag)
+     * @throws InvalidConfigurationPropertyValueException naming the property when the cap is refused
+     */
+    public RdmaMetricsBinding(MeterRegistry registry, int remoteAddressTags) {
         this.registry = Objects.requireNonNull(registry, "registry");
+        try {
+            this.recorder = MicrometerRdmaRecorder.of(registry, remoteAddressTags);
+        } catch (InvalidRequestException e) {
+            throw new InvalidConfigurationPropertyValueException(RdmaProperties.PREFIX + ".metrics-remote-address-tags",
+                    remoteAddressTags, e.getMessage());
+        }
     }
 
     /** The registry the engine's meters show in. */
@@ -32,28 +39,12 @@ public class RdmaMetricsBinding implements RdmaClientCustomizer, RdmaServerCusto
     }
 
     @Override
-    public void afterPropertiesSet() {
-        if (registry != Metrics.globalRegistry && !Metrics.globalRegistry.getRegistries().contains(registry)) {
-            Metrics.addRegistry(registry);
-            addedToGlobal = true;
-        }
-    }
-
-    @Override
-    public void destroy() {
-        if (addedToGlobal) {
-            Metrics.removeRegistry(registry);
-            addedToGlobal = false;
-        }
-    }
-
-    @Override
     public RdmaClient customize(RdmaClient client) {
-        return client.metrics(true);
+        return client.metrics(true, () -> recorder);
     }
 
     @Override
     public RdmaServer customize(RdmaServer server) {
-        return server.metrics(true);
+        return server.metrics(true, () -> recorder);
     }
 }

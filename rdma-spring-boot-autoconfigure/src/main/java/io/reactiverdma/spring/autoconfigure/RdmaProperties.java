@@ -23,6 +23,18 @@ public class RdmaProperties {
      */
     private boolean metrics = true;
 
+    /**
+     * Also tag the engine's meters with the peer's IP address, for at most this many distinct peers per device
+     * (later ones are tagged "other"); 0: no remote tag (0..10000).
+     */
+    private int metricsRemoteAddressTags = 0;
+
+    /**
+     * Wrap every connect and accept in a Micrometer Observation (rdma.client.connect, rdma.server.accept), when
+     * there is an ObservationRegistry bean: Micrometer Tracing then shows them in traces.
+     */
+    private boolean observations = true;
+
     private final Client client = new Client();
 
     private final Server server = new Server();
@@ -33,6 +45,22 @@ public class RdmaProperties {
 
     public void setMetrics(boolean metrics) {
         this.metrics = metrics;
+    }
+
+    public int getMetricsRemoteAddressTags() {
+        return metricsRemoteAddressTags;
+    }
+
+    public void setMetricsRemoteAddressTags(int metricsRemoteAddressTags) {
+        this.metricsRemoteAddressTags = metricsRemoteAddressTags;
+    }
+
+    public boolean isObservations() {
+        return observations;
+    }
+
+    public void setObservations(boolean observations) {
+        this.observations = observations;
     }
 
     public Client getClient() {
@@ -270,13 +298,19 @@ public class RdmaProperties {
         }
     }
 
-    /** An RDMA server in the application, bound at start and disposed on shutdown (needs an RdmaConnectionHandler bean). */
+    /**
+     * An RDMA server in the application, bound when the context starts (after the web server) and disposed when
+     * it stops (before the web server), by {@link RdmaServerLifecycle}; needs an RdmaConnectionHandler bean.
+     */
     public static class Server extends Transport {
         /** Start a server (the application must provide an RdmaConnectionHandler bean). */
         private boolean enabled;
 
         /** How long the context start waits for the server to listen. */
         private Duration bindTimeout = Duration.ofSeconds(30);
+
+        /** How long shutdown waits for the server's connections to close after it stopped listening. */
+        private Duration shutdownTimeout = Duration.ofSeconds(30);
 
         public boolean isEnabled() {
             return enabled;
@@ -292,6 +326,14 @@ public class RdmaProperties {
 
         public void setBindTimeout(Duration bindTimeout) {
             this.bindTimeout = bindTimeout;
+        }
+
+        public Duration getShutdownTimeout() {
+            return shutdownTimeout;
+        }
+
+        public void setShutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
         }
     }
 }

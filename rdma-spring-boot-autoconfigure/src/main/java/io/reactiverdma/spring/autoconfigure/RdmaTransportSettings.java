@@ -28,6 +28,10 @@ final class RdmaTransportSettings {
     /** The client properties applied to {@code client} (host only when set). */
     static RdmaClient configure(RdmaClient client, RdmaProperties.Client properties) {
         RdmaTransportSettings s = new RdmaTransportSettings(RdmaProperties.PREFIX + ".client");
+        if (properties.getPort() == 0) {
+            // The API takes 0 (a server's "any free port"); a client cannot connect to port 0.
+            throw s.invalid("port", 0, "a client connects to a server's port: 1..65535, got 0");
+        }
         s.address(properties.getHost(), properties.getPort());
         s.transport(properties);
         s.option("connect-timeout", RdmaOption.CONNECT_TIMEOUT, properties.getConnectTimeout());

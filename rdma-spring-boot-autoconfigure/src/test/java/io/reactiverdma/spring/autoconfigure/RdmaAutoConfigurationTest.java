@@ -1,10 +1,14 @@
 package io.reactiverdma.spring.autoconfigure;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import io.reactiverdma.reactive.CompletionQueueMode;
+import io.reactiverdma.reactive.OperationType;
+import io.reactiverdma.reactive.RdmaMetricsRecorder;
+import io.reactiverdma.reactive.micrometer.MicrometerRdmaObserver;
+import io.reactiverdma.reactive.micrometer.MicrometerRdmaRecorder;
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.PollerIdleStrategy;
 import io.reactiverdma.reactive.RdmaClient;
@@ -17,7 +21,6 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.io.ClassPathResource;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -27,6 +30,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -130,6 +134,7 @@ class RdmaAutoConfigurationTest {
             "reactive-rdma.client.max-inline-data     | 1KB        | option MAX_INLINE_DATA must be 0..256, got 1024",
             "reactive-rdma.client.connect-timeout     | 0ms        | option CONNECT_TIMEOUT must be a duration from 1 ms",
             "reactive-rdma.client.port                | 70000      | port must be 0..65535, got 70000",
+            "reactive-rdma.client.port                | 0          | a client connects to a server's port: 1..65535, got 0",
             "reactive-rdma.client.host                | ' '        | host is blank",
             "reactive-rdma.server.retry-count         | 8          | option RETRY_COUNT must be 0..7, got 8",
     })
@@ -173,7 +178,8 @@ class RdmaAutoConfigurationTest {
         // With a handler and a host but not enabled: no server, so nothing tries to bind.
         runner.withBean(RdmaConnectionHandler.class, () -> conn -> Mono.empty())
                 .withPropertyValues("reactive-rdma.server.host=10.77.0.1")
-                .run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(DisposableRdmaServer.class));
+                .run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(DisposableRdmaServer.class)
+                        .doesNotHaveBean(RdmaServerLifecycle.class));
     }
 
     @Test
@@ -215,33 +221,52 @@ class RdmaAutoConfigurationTest {
     }
 
     @Test
-    void withAMeterRegistryTheEngineMetersGoToItUntilTheContextCloses() {
+    void withAMeterRegistryTheEngineMetersGoToItAndTheGlobalRegistryIsUntouched() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        ConfigurableApplicationContext[] closed = new ConfigurableApplicationContext[1];
+        List<MeterRegistry> globalsBefore = List.copyOf(Metrics.globalRegistry.getRegistries());
         runner.withBean(MeterRegistry.class, () -> registry).run(ctx -> {
-            closed[0] = ctx;
-            assertThat(ctx.getBean(RdmaClient.class).configuration().metrics()).isTrue();
-            assertThat(Metrics.globalRegistry.getRegistries()).contains(registry);
-            // What the engine does with metrics(true): meters in the global registry. They show in the bean's.
-            Counter c = Metrics.counter("rdma.autoconfigure.test");
-            c.increment(3);
-            assertThat(registry.get("rdma.autoconfigure.test").counter().count()).isEqualTo(3.0);
+            RdmaTransportConfig c = ctx.getBean(RdmaClient.class).configuration();
+            assertThat(c.metrics()).isTrue();
+            // What the engine does with the client's recorder when a connection on rxe0 is set up and sends.
+            RdmaMetricsRecorder recorder = c.metricsRecorder().get();
+            assertThat(recorder).isSameAs(MicrometerRdmaRecorder.of(registry));
+            recorder.connectionsChanged("rxe0", null, 1);
+            recorder.recordOperation("rxe0", null, OperationType.SEND, RdmaMetricsRecorder.Outcome.SUCCESS, 1_000, 64);
+            assertThat(registry.get("rdma.connections").tag("device", "rxe0").gauge().value()).isEqualTo(1.0);
+            assertThat(registry.get("rdma.bytes").tags("device", "rxe0", "op", "send").counter().count())
+                    .isEqualTo(64.0);
+            assertThat(List.copyOf(Metrics.globalRegistry.getRegistries())).isEqualTo(globalsBefore);
+            assertThat(Metrics.globalRegistry.find("rdma.connections").meters()).isEmpty();
         });
-        assertThat(closed[0].isActive()).isFalse();
-        assertThat(Metrics.globalRegistry.getRegistries()).doesNotContain(registry);
+        assertThat(List.copyOf(Metrics.globalRegistry.getRegistries())).isEqualTo(globalsBefore);
     }
 
     @Test
-    void aRegistryAlreadyInTheGlobalOneStaysThereAfterClose() {
+    void remoteAddressTagsAreAPropertyAndABadCapFailsNamingIt() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        Metrics.addRegistry(registry);
-        try {
-            runner.withBean(MeterRegistry.class, () -> registry).run(ctx ->
-                    assertThat(ctx.getBean(RdmaClient.class).configuration().metrics()).isTrue());
-            assertThat(Metrics.globalRegistry.getRegistries()).contains(registry);
-        } finally {
-            Metrics.removeRegistry(registry);
-        }
+        runner.withBean(MeterRegistry.class, () -> registry)
+                .withPropertyValues("reactive-rdma.metrics-remote-address-tags=3")
+                .run(ctx -> assertThat(((MicrometerRdmaRecorder) ctx.getBean(RdmaClient.class).configuration()
+                        .metricsRecorder().get()).maxRemoteAddressTags()).isEqualTo(3));
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withPropertyValues("reactive-rdma.metrics-remote-address-tags=-1")
+                .run(ctx -> {
+                    InvalidConfigurationPropertyValueException e = invalidProperty(ctx);
+                    assertThat(e.getName()).isEqualTo("reactive-rdma.metrics-remote-address-tags");
+                    assertThat(e.getMessage()).contains("must be 0..10000, got -1");
+                });
+    }
+
+    @Test
+    void withAnObservationRegistryConnectsAreObservedUnlessSwitchedOff() {
+        ObservationRegistry observations = ObservationRegistry.create();
+        runner.withBean(ObservationRegistry.class, () -> observations)
+                .run(ctx -> assertThat(ctx.getBean(RdmaClient.class).configuration().observer())
+                        .isInstanceOf(MicrometerRdmaObserver.class));
+        runner.withBean(ObservationRegistry.class, () -> observations)
+                .withPropertyValues("reactive-rdma.observations=false")
+                .run(ctx -> assertThat(ctx.getBean(RdmaClient.class).configuration().observer()).isNull());
+        runner.run(ctx -> assertThat(ctx.getBean(RdmaClient.class).configuration().observer()).isNull());
     }
 
     @Test
@@ -273,7 +298,7 @@ class RdmaAutoConfigurationTest {
         return findCause(ctx.getStartupFailure(), InvalidConfigurationPropertyValueException.class);
     }
 
-    private static <T extends Throwable> T findCause(Throwable t, Class<T> type) {
+    static <T extends Throwable> T findCause(Throwable t, Class<T> type) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (type.isInstance(c)) {
                 return type.cast(c);

@@ -1,5 +1,7 @@
 package io.reactiverdma.reactive.impl.cm;
 
+import io.reactiverdma.reactive.impl.connection.RdmaCmThread;
+
 import io.reactiverdma.reactive.impl.support.EngineLog;
 import io.reactiverdma.reactive.impl.support.EngineThread;
 

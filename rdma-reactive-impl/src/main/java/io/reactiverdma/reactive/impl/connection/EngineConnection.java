@@ -92,11 +92,11 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         this.cm = cm;
         this.id = id;
         this.config = config;
-        this.metrics = EngineMetrics.of(config.metrics());
         this.description = (server ? "server" : "client") + " connection " + id.description();
         // Read once here, on the rdma_cm thread: later the id's native memory may be freed under a reader.
         this.localAddress = id.localAddress();
         this.remoteAddress = id.peerAddress();
+        this.metrics = EngineMetrics.of(config, device.context().name(), remoteAddress);
         this.resources = new ConnectionResources(id, device, config, metrics);
         this.poller = resources.cq.poller;
         this.flow = new FlowControl(config.option(RdmaOption.SEND_QUEUE_DEPTH), config.option(RdmaOption.RECEIVE_QUEUE_DEPTH));

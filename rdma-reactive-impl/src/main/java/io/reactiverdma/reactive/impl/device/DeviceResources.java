@@ -149,7 +149,7 @@ public final class DeviceResources {
             allCqs.add(h);
             return h;
         }
-        String key = strategy + "/" + batch + (config.metrics() ? "/metrics" : "");
+        String key = strategy + "/" + batch + metrics.cqKeySuffix();
         synchronized (sharedCqs) {
             List<CompletionQueueHandle> list = sharedCqs.computeIfAbsent(key, k -> new ArrayList<>());
             for (CompletionQueueHandle h : list) {

@@ -5,6 +5,7 @@ import io.reactiverdma.reactive.impl.connection.Operation;
 import io.reactiverdma.reactive.impl.device.BufferPool;
 import io.reactiverdma.reactive.impl.device.EngineBuffer;
 import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
+import io.reactiverdma.reactive.impl.metrics.EngineMetricsHostTest;
 
 import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
 import io.reactiverdma.reactive.impl.verbs.Registration;
@@ -54,7 +55,7 @@ class CompletionPollerHostTest {
     static final int REM_ACCESS_ERR = 10;
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final EngineMetrics metrics = new EngineMetrics.Recording(registry);
+    private final EngineMetrics metrics = EngineMetricsHostTest.into(registry);
     private final List<CompletionPoller> running = new ArrayList<>();
 
     @AfterEach

@@ -58,7 +58,7 @@ public class HandOffBenchmark {
         cq = new ScriptedCompletionSource(idle.equals("eventDriven"));
         PollerIdleStrategy s = idle.equals("busySpin") ? PollerIdleStrategy.busySpin() : PollerIdleStrategy.eventDriven();
         poller = new CompletionPoller("hand-off-bench", cq, new PendingOperations(16), s,
-                new EngineMetrics.Recording(new SimpleMeterRegistry()));
+                io.reactiverdma.reactive.impl.metrics.EngineMetricsHostTest.into(new SimpleMeterRegistry()));
         poller.start();
     }
 

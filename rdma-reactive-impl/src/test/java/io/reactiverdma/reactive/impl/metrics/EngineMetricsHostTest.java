@@ -10,9 +10,12 @@ import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactiverdma.reactive.OperationType;
+import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.micrometer.MicrometerRdmaRecorder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,8 +28,19 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
-/** The engine's Micrometer meters: names, tags, what is recorded, and that NOOP records nothing. */
-class EngineMetricsHostTest {
+/**
+ * The engine's Micrometer meters: names, tags, what is recorded, where (the global registry for
+ * {@code metrics(true)}, only the given one for {@code metrics(true, recorder)}), and that NOOP records nothing.
+ */
+public class EngineMetricsHostTest {
+    private static final InetSocketAddress PEER = new InetSocketAddress("10.77.0.2", 40000);
+
+    /** A connection's metrics on device rxe0 recording into {@code r}, as metrics(true, recorder) configures. */
+    public static EngineMetrics into(MeterRegistry r) {
+        return EngineMetrics.of(RdmaTransportConfig.defaults().withMetrics(true, () -> MicrometerRdmaRecorder.of(r)),
+                "rxe0", PEER);
+    }
+
     private final List<MeterRegistry> addedToGlobal = new ArrayList<>();
 
     @AfterEach
@@ -88,7 +102,7 @@ class EngineMetricsHostTest {
     @Test
     void everyMeterIsRegisteredUpFrontWithItsTags() {
         SimpleMeterRegistry r = new SimpleMeterRegistry();
-        new EngineMetrics.Recording(r);
+        into(r).connections(1); // what a device's first connection does when its queue pair exists
         for (OperationType op : OperationType.values()) {
             for (String outcome : List.of("success", "error", "flushed")) {
                 assertEquals(0, operations(r, op, outcome).count());
@@ -100,15 +114,19 @@ class EngineMetricsHostTest {
         assertNotNull(r.find("rdma.poll.batch").summary());
         assertNotNull(r.find("rdma.completions.stale").counter());
         assertEquals(0, gauge(r, "rdma.outstanding"));
-        assertEquals(0, gauge(r, "rdma.connections"));
+        assertEquals(1, gauge(r, "rdma.connections"));
         assertEquals(0, gauge(r, "rdma.credits.waiting"));
+        for (Meter meter : r.getMeters()) {
+            assertEquals("rxe0", meter.getId().getTag("device"), meter.getId() + ": the device tag");
+            assertNull(meter.getId().getTag("remote"), meter.getId() + ": no remote tag unless asked for");
+        }
         assertNull(r.find("rdma.completion.errors").counter(), "error counters appear with their first status");
     }
 
     @Test
     void completionsAreCountedByOperationAndOutcome() {
         SimpleMeterRegistry r = new SimpleMeterRegistry();
-        EngineMetrics m = new EngineMetrics.Recording(r);
+        EngineMetrics m = into(r);
 
         m.completed(OperationType.SEND, true, false, TimeUnit.MICROSECONDS.toNanos(5), 100);
         m.completed(OperationType.SEND, true, false, TimeUnit.MICROSECONDS.toNanos(15), 300);
@@ -142,7 +160,7 @@ class EngineMetricsHostTest {
     @Test
     void errorsBatchesStaleCompletionsAndGaugesAreRecorded() {
         SimpleMeterRegistry r = new SimpleMeterRegistry();
-        EngineMetrics m = new EngineMetrics.Recording(r);
+        EngineMetrics m = into(r);
 
         m.completionError("REM_ACCESS_ERR");
         m.completionError("REM_ACCESS_ERR");
@@ -176,9 +194,12 @@ class EngineMetricsHostTest {
     @Test
     void enabledMetricsUseTheGlobalRegistryAndAreShared() {
         SimpleMeterRegistry r = addToGlobal();
-        EngineMetrics m = EngineMetrics.of(true);
-        assertInstanceOf(EngineMetrics.Recording.class, m);
-        assertSame(m, EngineMetrics.of(true), "one set of meters per JVM");
+        RdmaTransportConfig on = RdmaTransportConfig.defaults().withMetrics(true);
+        EngineMetrics m = EngineMetrics.of(on, "rxe0", PEER);
+        assertInstanceOf(EngineMetrics.Bound.class, m);
+        assertSame(((EngineMetrics.Bound) m).recorder(), ((EngineMetrics.Bound) EngineMetrics.of(on, "rxe0", null))
+                .recorder(), "one recorder (one set of gauges) for the global registry");
+        m.connections(0); // registers the device's meters, so the values before can be read
 
         // Other tests may have moved the shared gauges: compare with the values before.
         double outstanding = gauge(r, "rdma.outstanding");
@@ -216,12 +237,17 @@ class EngineMetricsHostTest {
 
     @Test
     void disabledMetricsAreNoopAndRecordNothing() {
-        assertSame(EngineMetrics.NOOP, EngineMetrics.of(false));
+        RdmaTransportConfig off = RdmaTransportConfig.defaults().withMetrics(false);
+        assertSame(EngineMetrics.NOOP, EngineMetrics.of(off, "rxe0", PEER));
+        SimpleMeterRegistry own = new SimpleMeterRegistry();
+        assertSame(EngineMetrics.NOOP, EngineMetrics.of(RdmaTransportConfig.defaults()
+                .withMetrics(true, () -> MicrometerRdmaRecorder.of(own)).withMetrics(false), "rxe0", PEER),
+                "metrics(false) after a recorder: off");
         SimpleMeterRegistry r = addToGlobal();
         int metersBefore = r.getMeters().size();
         Map<String, List<Double>> before = snapshot(r);
 
-        EngineMetrics m = EngineMetrics.of(false);
+        EngineMetrics m = EngineMetrics.of(off, "rxe0", PEER);
         for (OperationType op : OperationType.values()) {
             m.completed(op, true, false, 1_000, 64);
             m.completed(op, false, true, 1_000, 64);
@@ -237,5 +263,37 @@ class EngineMetricsHostTest {
         assertEquals(metersBefore, r.getMeters().size(), "NOOP registers no meter");
         assertEquals(before, snapshot(r), "and moves none");
         assertNull(r.find("rdma.completion.errors").tag("status", "REM_OP_ERR").counter());
+    }
+
+    @Test
+    void aRegistryOfItsOwnGetsTheMetersAndTheGlobalRegistryIsUntouched() {
+        SimpleMeterRegistry global = addToGlobal(); // sees whatever reaches the global registry
+        Map<String, List<Double>> globalBefore = snapshot(global);
+        List<MeterRegistry> globalsRegistries = List.copyOf(Metrics.globalRegistry.getRegistries());
+        SimpleMeterRegistry own = new SimpleMeterRegistry();
+
+        EngineMetrics m = into(own);
+        m.connections(1);
+        m.completed(OperationType.SEND, true, false, 3_000, 512);
+        m.completionError("RETRY_EXC_ERR");
+        m.pollBatch(2);
+
+        assertEquals(1, own.get("rdma.operations").tags("device", "rxe0", "op", "send", "outcome", "success")
+                .counter().count());
+        assertEquals(512, own.get("rdma.bytes").tags("device", "rxe0", "op", "send").counter().count());
+        assertEquals(1, own.get("rdma.completion.errors").tags("device", "rxe0", "status", "RETRY_EXC_ERR")
+                .counter().count());
+        assertEquals(1, own.get("rdma.connections").tag("device", "rxe0").gauge().value());
+        assertEquals(globalBefore, snapshot(global), "nothing recorded in the global registry");
+        assertEquals(globalsRegistries, List.copyOf(Metrics.globalRegistry.getRegistries()),
+                "no registry added to the global one");
+    }
+
+    @Test
+    void aRecorderSupplierThatReturnsNullIsNamed() {
+        RdmaTransportConfig config = RdmaTransportConfig.defaults().withMetrics(true, () -> null);
+        NullPointerException e = org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class,
+                () -> EngineMetrics.of(config, "rxe0", PEER));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("metrics recorder supplier"), e.getMessage());
     }
 }

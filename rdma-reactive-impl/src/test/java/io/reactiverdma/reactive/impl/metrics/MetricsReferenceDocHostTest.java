@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * docs/metrics-reference.md against {@link EngineMetrics.Recording}: the page's meter table names exactly the
+ * docs/metrics-reference.md against the meters {@link EngineMetrics} records (through MicrometerRdmaRecorder): the page's meter table names exactly the
  * meters the engine registers, each with its type, its tag keys and its base unit; every {@code op} tag value
  * is listed; and the page's "Reading a meter" snippet works.
  */
@@ -52,8 +52,8 @@ class MetricsReferenceDocHostTest {
         }
 
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        EngineMetrics.Recording metrics = new EngineMetrics.Recording(registry);
-        metrics.completionError("RNR_RETRY_EXC_ERR"); // the one meter registered on first use
+        EngineMetrics metrics = EngineMetricsHostTest.into(registry);
+        metrics.completionError("RNR_RETRY_EXC_ERR"); // registers the device's meters, and this one on first use
         Map<String, Meter.Id> registered = new TreeMap<>();
         for (Meter meter : registry.getMeters()) {
             registered.putIfAbsent(meter.getId().getName(), meter.getId());
@@ -82,7 +82,7 @@ class MetricsReferenceDocHostTest {
     @Test
     void readingSnippetWorks() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        EngineMetrics.Recording metrics = new EngineMetrics.Recording(registry);
+        EngineMetrics metrics = EngineMetricsHostTest.into(registry);
         assertEquals(0, lostToRnr(registry), "no counter yet");
         metrics.completionError("RNR_RETRY_EXC_ERR");
         metrics.completed(OperationType.READ, true, false, 3_000, 4096);

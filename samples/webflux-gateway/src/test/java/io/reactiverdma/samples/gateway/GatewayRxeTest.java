@@ -1,5 +1,10 @@
 package io.reactiverdma.samples.gateway;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import io.reactiverdma.reactive.RdmaClient;
+import io.reactiverdma.reactive.micrometer.MicrometerRdmaObserver;
+import io.reactiverdma.reactive.micrometer.MicrometerRdmaRecorder;
 import io.reactiverdma.samples.kv.KvServer;
 import io.reactiverdma.samples.kv.KvServerOptions;
 import io.reactiverdma.testsupport.RxeTestSupport;
@@ -23,6 +28,7 @@ import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -154,7 +160,29 @@ class GatewayRxeTest {
         http.get().uri("/actuator/health").exchange().expectStatus().isOk()
                 .expectBody()
                 .jsonPath("$.status").isEqualTo("UP")
-                .jsonPath("$.components.kv.status").isEqualTo("UP");
+                .jsonPath("$.components.kv.status").isEqualTo("UP")
+                .jsonPath("$.components.rdma.status").isEqualTo("UP")
+                .jsonPath("$.components.rdma.details.devices").value(d -> assertTrue(d.toString().contains("ACTIVE"),
+                        "the device's port: " + d));
+        // The application's registry has them, tagged with the device, through the recorder of that registry
+        // (not the global one). Nothing about the global registry can be asserted here: Boot adds its registry
+        // to the global composite, and when another test of this JVM made global rdma meters before, the
+        // composite has a child meter in this registry with the same id, which the recorder then increments
+        // (Micrometer returns the existing meter), and the composite reads. EngineMetricsHostTest,
+        // RdmaAutoConfigurationTest and ObservationsRxeTest show the global registry untouched.
+        http.get().uri("/actuator/metrics/rdma.connections").exchange().expectStatus().isOk()
+                .expectBody().jsonPath("$.availableTags[?(@.tag == 'device')].values[0]")
+                .value(v -> assertTrue(v.toString().contains("rxe"), "device tag: " + v));
+        MeterRegistry registry = app.getBean(MeterRegistry.class);
+        assertTrue(registry != Metrics.globalRegistry);
+        assertSame(MicrometerRdmaRecorder.of(registry),
+                app.getBean(RdmaClient.class).configuration().metricsRecorder().get(), "the application's registry");
+        // The connect was an observation: Boot's default handler turns it into a timer of the same name.
+        assertTrue(app.getBean(RdmaClient.class).configuration().observer() instanceof MicrometerRdmaObserver);
+        http.get().uri("/actuator/metrics/rdma.client.connect?tag=rdma.outcome:established").exchange()
+                .expectStatus().isOk()
+                .expectBody().jsonPath("$.measurements[0].value").value(v ->
+                        assertTrue(((Number) v).doubleValue() >= 1, "established connects observed: " + v));
     }
 
     @Test

@@ -1,0 +1,57 @@
+package io.reactiverdma.reactive;
+
+import java.net.InetSocketAddress;
+
+/**
+ * Where the engine reports what it measures, for a client or server configured with
+ * {@link RdmaClient#metrics(boolean, java.util.function.Supplier)} (Reactor Netty's
+ * {@code metrics(boolean, Supplier<ChannelMetricsRecorder>)} hook). Names no metrics library:
+ * {@link io.reactiverdma.reactive.micrometer.MicrometerRdmaRecorder} is the Micrometer one, and an application
+ * may write its own.
+ * <p>
+ * The engine calls these methods on its own threads (the completion poller, the rdma_cm event thread), often
+ * and concurrently: they must be thread-safe, must not block, and should not allocate. An exception thrown
+ * here is not caught: it breaks the poller. {@code device} is the RDMA device's name ({@code rxe0},
+ * {@code mlx5_0}); {@code remote} the peer's address, null when the engine does not know it.
+ */
+public interface RdmaMetricsRecorder {
+    /** How a work request ended. */
+    enum Outcome {
+        /** Completed successfully. */
+        SUCCESS,
+        /** An error completion (the connection closes). */
+        ERROR,
+        /** Flushed ({@code WR_FLUSH_ERR}): the connection was closing. */
+        FLUSHED;
+
+        /** The lower-case name used as the {@code outcome} tag value. */
+        public String tag() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /**
+     * A work request completed. {@code latencyNanos} is post to completion (successes only, else 0);
+     * {@code bytes} the payload of a successful one (0 otherwise).
+     */
+    void recordOperation(String device, InetSocketAddress remote, OperationType op, Outcome outcome,
+            long latencyNanos, long bytes);
+
+    /** An error completion other than a flush; {@code status} is the {@code ibv_wc_status} name without {@code IBV_WC_}. */
+    void recordCompletionError(String device, InetSocketAddress remote, String status);
+
+    /** A non-empty poll of a completion queue on {@code device} returned {@code completions}. */
+    void recordPollBatch(String device, int completions);
+
+    /** A completion named no live operation (should not happen). */
+    void recordStaleCompletion(String device);
+
+    /** Work requests posted and not yet completed changed by {@code delta}. */
+    void outstandingChanged(String device, InetSocketAddress remote, int delta);
+
+    /** Connections (from queue-pair creation until their close finished) changed by {@code delta}. */
+    void connectionsChanged(String device, InetSocketAddress remote, int delta);
+
+    /** Connections whose next message waits for the peer's credits changed by {@code delta}. */
+    void creditsWaitingChanged(String device, InetSocketAddress remote, int delta);
+}

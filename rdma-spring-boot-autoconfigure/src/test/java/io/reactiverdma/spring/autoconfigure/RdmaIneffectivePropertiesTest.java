@@ -1,0 +1,63 @@
+package io.reactiverdma.spring.autoconfigure;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.mock.env.MockEnvironment;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Properties that are set but change nothing are found (and so logged), in any relaxed spelling. */
+class RdmaIneffectivePropertiesTest {
+    private static List<String> find(String... properties) {
+        MockEnvironment env = new MockEnvironment();
+        Map<String, Object> variables = new HashMap<>();
+        for (String p : properties) {
+            int eq = p.indexOf('=');
+            if (p.startsWith("REACTIVERDMA_")) {
+                variables.put(p.substring(0, eq), p.substring(eq + 1)); // an environment variable
+            } else {
+                env.setProperty(p.substring(0, eq), p.substring(eq + 1));
+            }
+        }
+        env.getPropertySources().addLast(new SystemEnvironmentPropertySource(
+                StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, variables));
+        RdmaProperties bound = Binder.get(env).bindOrCreate(RdmaProperties.PREFIX, RdmaProperties.class);
+        return RdmaIneffectiveProperties.find(bound);
+    }
+
+    @Test
+    void backoffWithoutTheBackoffStrategyIsFound() {
+        assertThat(find("reactive-rdma.client.backoff.max-spins=100", "REACTIVERDMA_CLIENT_BACKOFF_MAXYIELDS=3"))
+                .singleElement().asString()
+                .contains("reactive-rdma.client.backoff.[max-spins, max-yields] set")
+                .contains("idle-strategy is event-driven, not backoff");
+        assertThat(find("reactive-rdma.client.idle-strategy=busy-spin", "reactive-rdma.client.backoff.max-spins=1"))
+                .singleElement().asString().contains("idle-strategy is busy-spin");
+    }
+
+    @Test
+    void backoffWithTheBackoffStrategyAndNothingSetAreFine() {
+        assertThat(find("reactive-rdma.client.idle-strategy=backoff", "reactive-rdma.client.backoff.max-spins=100"))
+                .isEmpty();
+        assertThat(find()).isEmpty();
+        assertThat(find("reactive-rdma.client.port=9000", "reactive-rdma.server.enabled=false")).isEmpty();
+    }
+
+    @Test
+    void serverPropertiesWithoutAnEnabledServerAreFound() {
+        assertThat(find("reactive-rdma.server.host=10.77.0.1", "reactive-rdma.server.port=9"))
+                .singleElement().asString()
+                .contains("reactive-rdma.server.[host, port] set, but reactive-rdma.server.enabled is not true");
+        assertThat(find("reactive-rdma.server.enabled=true", "reactive-rdma.server.host=10.77.0.1",
+                "reactive-rdma.server.backoff.max-spins=1")).singleElement().asString()
+                .contains("reactive-rdma.server.backoff.[max-spins]");
+        assertThat(find("reactive-rdma.server.backoff.min-park-period=5us")).singleElement().asString()
+                .contains("reactive-rdma.server.[backoff.min-park-period] set, but");
+    }
+}
