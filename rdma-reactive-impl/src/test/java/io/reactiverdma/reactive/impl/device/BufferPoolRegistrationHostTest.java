@@ -45,14 +45,16 @@ class BufferPoolRegistrationHostTest {
         SlowRegistrar registrar = new SlowRegistrar();
         BufferPool pool = new BufferPool(registrar, 4096, "slow registration test");
         RegisteredBuffer warm = pool.allocate(64); // the slab exists: recycling needs no registration
+        // Own threads, not the common pool: on 2 cores it has one thread, which the registration would hold.
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
         CompletableFuture<RegisteredBuffer> big = CompletableFuture.supplyAsync(
-                () -> pool.register(ByteBuffer.allocateDirect(1 << 20), RemoteAccess.READ));
+                () -> pool.register(ByteBuffer.allocateDirect(1 << 20), RemoteAccess.READ), threads);
         assertTrue(registrar.inside.await(10, TimeUnit.SECONDS), "the large registration started");
         try {
             CompletableFuture<Void> poller = CompletableFuture.runAsync(() -> {
                 warm.release();                    // what a poller does when an operation completes
                 pool.allocate(64).release();       // and when it copies a message
-            });
+            }, threads);
             poller.get(2, TimeUnit.SECONDS);       // TimeoutException: blocked behind ibv_reg_mr
         } finally {
             registrar.proceed.countDown();
@@ -61,5 +63,6 @@ class BufferPoolRegistrationHostTest {
         assertEquals(1 << 20, b.length());
         b.release();
         pool.close();
+        threads.shutdown();
     }
 }
