@@ -179,13 +179,16 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
 
     /** {@code forward}: also to the listener (false for an event the listener has published itself). */
     public void emit(ConnectionEvent e, boolean forward) {
-        poller.run(() -> {
-            events.tryEmitNext(e);
-            ConnectionEventListener l = eventListener;
-            if (forward && l != null) {
-                l.onEvent(e);
-            }
-        });
+        poller.run(() -> emitNow(e, forward));
+    }
+
+    /** Poller thread. */
+    private void emitNow(ConnectionEvent e, boolean forward) {
+        events.tryEmitNext(e);
+        ConnectionEventListener l = eventListener;
+        if (forward && l != null) {
+            l.onEvent(e);
+        }
     }
 
     /** rdma_cm events for this connection's id once it is set up (rdma_cm thread). */
@@ -399,9 +402,12 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         resources.release();
         poller.detach(this);
         metrics.connections(-1);
-        emit(new ConnectionEvent(ConnectionEvent.Type.CLOSED, 0, null, remoteAddress));
-        events.tryEmitComplete();
-        disposed.tryEmitEmpty();
+        // Behind every event still queued for emission (run() never overtakes them), then the end.
+        poller.run(() -> {
+            emitNow(new ConnectionEvent(ConnectionEvent.Type.CLOSED, 0, null, remoteAddress), true);
+            events.tryEmitComplete();
+            disposed.tryEmitEmpty();
+        });
     }
 
     // ------------------------------------------------------------------------------------------ views
