@@ -1,17 +1,13 @@
 package io.reactiverdma.reactive.impl;
 
-import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaTransportConfig;
 import io.reactiverdma.reactive.impl.loopback.LoopbackCmId;
 import io.reactiverdma.reactive.impl.loopback.LoopbackCompletionQueue;
 import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
 import io.reactiverdma.verbs.AsyncEventType;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 
 import java.nio.ByteBuffer;
@@ -26,37 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
  * connection. Each test states the behaviour a connection needs.
  */
 @Timeout(60)
-class LoopbackEngineDefectsTest {
+class LoopbackEngineDefectsTest extends LoopbackEngineTestBase {
     static final Duration WAIT = Duration.ofSeconds(10);
-
-    private LoopbackStack stack;
-    private RdmaEngine engine;
-    private DisposableRdmaServer server;
-    private RdmaConnection client;
-    private final Sinks.One<RdmaConnection> serverConnection = Sinks.one();
-
-    @BeforeEach
-    void setUp() {
-        stack = LoopbackStack.create();
-        engine = new RdmaEngine(stack);
-    }
-
-    @AfterEach
-    void tearDown() {
-        try {
-            if (client != null) {
-                client.dispose();
-                client.onDispose().block(WAIT);
-            }
-            if (server != null) {
-                server.disposeNow(WAIT);
-            }
-        } catch (RuntimeException e) {
-            // a hung engine may not finish closing: the test has failed already for that reason
-        } finally {
-            stack.close();
-        }
-    }
 
     private void connect() {
         RdmaTransportConfig config = RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0);

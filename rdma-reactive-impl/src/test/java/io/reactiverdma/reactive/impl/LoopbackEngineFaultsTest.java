@@ -5,7 +5,6 @@ import io.reactiverdma.reactive.impl.support.CmEvents;
 import io.reactiverdma.cm.CmEventType;
 import io.reactiverdma.reactive.CompletionQueueMode;
 import io.reactiverdma.reactive.ConnectionEvent;
-import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.PollerIdleStrategy;
 import io.reactiverdma.reactive.RdmaCompletionException;
 import io.reactiverdma.reactive.RdmaConnectException;
@@ -17,8 +16,6 @@ import io.reactiverdma.reactive.impl.loopback.LoopbackResources.Kind;
 import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
 import io.reactiverdma.verbs.WcStatus;
 import io.reactiverdma.verbs.WrOpcode;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
@@ -35,35 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The real engine on the loopback device under injected faults: what a connection does when things break. */
 @Timeout(60)
-class LoopbackEngineFaultsTest {
+class LoopbackEngineFaultsTest extends LoopbackEngineTestBase {
     static final Duration WAIT = Duration.ofSeconds(15);
-
-    private LoopbackStack stack;
-    private RdmaEngine engine;
-    private DisposableRdmaServer server;
-    private RdmaConnection client;
-    private final Sinks.One<RdmaConnection> serverConnection = Sinks.one();
-
-    @BeforeEach
-    void setUp() {
-        stack = LoopbackStack.create();
-        engine = new RdmaEngine(stack);
-    }
-
-    @AfterEach
-    void tearDown() {
-        try {
-            if (client != null) {
-                client.dispose();
-                client.onDispose().block(WAIT);
-            }
-            if (server != null) {
-                server.disposeNow(WAIT);
-            }
-        } finally {
-            stack.close();
-        }
-    }
 
     private static RdmaTransportConfig config() {
         return RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0);

@@ -1,7 +1,6 @@
 package io.reactiverdma.reactive.impl;
 
 import io.reactiverdma.reactive.ConnectionEvent;
-import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaConnectException;
 import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaMessage;
@@ -12,13 +11,10 @@ import io.reactiverdma.reactive.RemoteAccess;
 import io.reactiverdma.reactive.RemoteRegion;
 import io.reactiverdma.reactive.impl.loopback.LoopbackResources.Kind;
 import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 
 import java.nio.ByteBuffer;
@@ -37,35 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * rdma_cm channel, one device), every operation of the reactive API, then a leak check.
  */
 @Timeout(60)
-class LoopbackEngineTest {
+class LoopbackEngineTest extends LoopbackEngineTestBase {
     static final Duration WAIT = Duration.ofSeconds(10);
-
-    private LoopbackStack stack;
-    private RdmaEngine engine;
-    private DisposableRdmaServer server;
-    private RdmaConnection client;
-    private final Sinks.One<RdmaConnection> serverConnection = Sinks.one();
-
-    @BeforeEach
-    void setUp() {
-        stack = LoopbackStack.create();
-        engine = new RdmaEngine(stack);
-    }
-
-    @AfterEach
-    void tearDown() {
-        try {
-            if (client != null) {
-                client.dispose();
-                client.onDispose().block(WAIT);
-            }
-            if (server != null) {
-                server.disposeNow(WAIT);
-            }
-        } finally {
-            stack.close();
-        }
-    }
 
     private RdmaTransportConfig config(boolean credits) {
         return RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0)

@@ -1,0 +1,49 @@
+package io.reactiverdma.reactive.impl;
+
+import io.reactiverdma.reactive.DisposableRdmaServer;
+import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import reactor.core.publisher.Sinks;
+
+import java.time.Duration;
+
+/**
+ * A fresh loopback stack and one engine on it per test, with the server and the client connection the test
+ * makes closed (and the stack closed) after it. The server's side of the connection is handed to
+ * {@link #serverConnection} by the test's handler.
+ */
+abstract class LoopbackEngineTestBase {
+    /** How long a close may take in tear-down. */
+    static final Duration CLOSE_WAIT = Duration.ofSeconds(15);
+
+    LoopbackStack stack;
+    RdmaEngine engine;
+    DisposableRdmaServer server;
+    RdmaConnection client;
+    final Sinks.One<RdmaConnection> serverConnection = Sinks.one();
+
+    @BeforeEach
+    void startEngine() {
+        stack = LoopbackStack.create();
+        engine = new RdmaEngine(stack);
+    }
+
+    @AfterEach
+    void closeEverything() {
+        try {
+            if (client != null) {
+                client.dispose();
+                client.onDispose().block(CLOSE_WAIT);
+            }
+            if (server != null) {
+                server.disposeNow(CLOSE_WAIT);
+            }
+        } catch (RuntimeException e) {
+            // a test that left the engine unable to close has failed already for that reason
+        } finally {
+            stack.close();
+        }
+    }
+}
