@@ -31,6 +31,8 @@ kmod() { modprobe -d "$RXE_VM_KROOT" -S "$RXE_VM_KVER" "$@"; }
 name_suffix=
 [[ ${RXE_VM_NAME:-rxe-vm} == rxe-vm ]] || name_suffix=-$RXE_VM_NAME
 hostname "$RXE_VM_HOSTNAME$name_suffix" 2>/dev/null || true
+# devtmpfs has no /dev/fd: bash's process substitution <(...) needs it.
+[[ -e /dev/fd ]] || ln -s /proc/self/fd /dev/fd
 ip link set lo up || setup_failed "cannot bring up lo"
 
 # crc32_generic first: rxe asks the crypto API for "crc32", and without it "rdma link add" fails with

@@ -1,0 +1,190 @@
+#!/bin/bash
+# Host a of scripts/two-host-tests: runs the fault tests against host b (scripts/lib/two-host/peer.sh)
+# and writes one line per test to $LAB_DIR/results: "PASS name: what was measured" or "FAIL name: why".
+# Every wait is bounded. TWO_HOST_TESTS (words) picks tests by name; default: all, in this order (the
+# host-death tests power b off, then boot it again).
+set -uo pipefail
+here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd -P)
+root=$(cd "$here/../../.." && pwd -P)
+source "$here/common.sh"
+lab_ctl=$root/scripts/lab-ctl
+results=$LAB_DIR/results
+: >"$results"
+
+# The RC retry bound (docs/failure-semantics.md#a-peer-that-stops-answering): a requester whose packets
+# are no longer acknowledged retries RETRY_COUNT times, each after the local ACK timeout 4.096 us x 2^t.
+# rdma_cm on RoCE sets t = CMA_IBOE_PACKET_LIFETIME + 1 = 19 on Linux 6.1 (18 + 1; rxe's CA ACK delay
+# of 15 does not raise it), so bound = (RETRY_COUNT + 1) x 4.096 us x 2^19 = 7 x 2.15 s = 15.0 s with
+# the engine's default RETRY_COUNT 6.
+retry_count=6 ack_timeout_exp=19
+bound=$(awk -v r=$retry_count -v t=$ack_timeout_exp 'BEGIN { printf "%.2f", (r + 1) * 4.096e-6 * 2 ^ t }')
+slack=${TWO_HOST_SLACK_S:-6}   # emulation: the JVM and the VM's timers run late under TCG
+
+say() { printf 'two-host(a): %s\n' "$*" >&2; }
+pass() { printf 'PASS %s: %s\n' "$1" "$2" | tee -a "$results" >&2; }
+fail() { printf 'FAIL %s: %s\n' "$1" "$2" | tee -a "$results" >&2; }
+# wait_for FILE REGEX SECONDS: the first matching line, or nothing after SECONDS
+wait_for() {
+    local file=$1 re=$2 deadline=$((SECONDS + $3)) line
+    while ((SECONDS < deadline)); do
+        line=$(grep -m 1 -E -- "$re" "$file" 2>/dev/null) && { printf '%s\n' "$line"; return 0; }
+        sleep 0.2
+    done
+    return 1
+}
+ctl() { "$lab_ctl" "$@" >/dev/null || say "lab-ctl $* failed"; }
+counters() { "$lab_ctl" "$1" counters; }
+# counter_delta BEFORE AFTER: "name=+N" for each counter that changed
+counter_delta() {
+    awk -F= 'NR == FNR { b[$1] = $2; next } $2 != b[$1] { printf "%s=+%d ", $1, $2 - b[$1] }' \
+        <(printf '%s\n' "$1") <(printf '%s\n' "$2")
+}
+# b runs JOB (a bash command line) in the background; its output goes to $LAB_DIR/jobs/NAME.log
+b_job() { # name command
+    mkdir -p "$LAB_DIR/jobs"
+    printf 'source %q\n%s\n' "$here/common.sh" "$2" >"$LAB_DIR/jobs/$1.tmp" && mv "$LAB_DIR/jobs/$1.tmp" "$LAB_DIR/jobs/$1.job"
+}
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+# ------------------------------------------------------------------------------------------ tests
+# Bulk transfer to b's receiver with LOSS on both NICs (each direction loses that share of its
+# packets): hashes must match; rate and both sides' retransmission counters are recorded.
+# 64 KiB chunks (16 packets of 4096 B): rxe counts every NAK-triggered retransmission of a work request
+# against its retry count, so 1 MiB chunks (256 packets) ran out of retries (RETRY_EXC_ERR) at 1% and
+# 3% loss in the first runs (docs/failure-semantics.md#loss).
+loss_test() { # mode percent size
+    local name=loss-$1-${2%\%} before_a before_b t0 t1 rc=0
+    local log=$LAB_DIR/$name.log
+    ctl a netem loss "$2"; ctl b netem loss "$2"
+    before_a=$(counters a); before_b=$(counters b)
+    t0=$(now)
+    timeout 300 "$here/run-sample" bulk send $LAB_B_IP -p 7472 --mode $1 --size $3 --chunk 64k --window 16 --timeout-ms 60000 >"$log" 2>&1 || rc=$?
+    t1=$(now)
+    ctl a clear; ctl b clear
+    local da db rate
+    da=$(counter_delta "$before_a" "$(counters a)"); db=$(counter_delta "$before_b" "$(counters b)")
+    rate=$(grep -o 'sent [0-9]* bytes in [^)]*)' "$log" | head -n 1)
+    if ((rc == 0)) && grep -q 'hashes match' "$log"; then
+        pass "$name" "$3 in $(elapsed "$t0" "$t1") s wall ($rate); counters a: ${da:-none}; b: ${db:-none}"
+    else
+        fail "$name" "exit $rc after $(elapsed "$t0" "$t1") s: $(grep -E 'FAILED|ERROR|MISMATCH|Exception' "$log" | head -n 2 | tr '\n' ' ')"
+    fi
+}
+
+# A partition shorter than the retry bound: the transfer goes on, nothing lost.
+partition_short() {
+    local name=partition-short log=$LAB_DIR/partition-short.log rc=0 t0
+    local cut=${TWO_HOST_SHORT_CUT_S:-1.5}
+    ( timeout 300 "$here/run-sample" bulk send $LAB_B_IP -p 7472 --mode push --size 24m --timeout-ms 60000 >"$log" 2>&1; echo $? >"$log.rc" ) &
+    if ! wait_for "$log" 'connected to' 120 >/dev/null; then wait; fail "$name" "the sender did not connect: $(tail -n 3 "$log" | tr '\n' ' ')"; return; fi
+    sleep 2
+    t0=$(now); ctl a partition; sleep "$cut"; ctl a heal
+    say "partitioned for $(elapsed "$t0" "$(now)") s (bound $bound s)"
+    wait
+    rc=$(cat "$log.rc")
+    if [[ $rc == 0 ]] && grep -q 'hashes match' "$log"; then
+        pass "$name" "cut for $cut s < bound $bound s: hashes match ($(grep -o 'sent [0-9]* bytes in [^)]*)' "$log"))"
+    else
+        fail "$name" "exit $rc: $(grep -E 'FAILED|ERROR|MISMATCH|Exception' "$log" | head -n 2 | tr '\n' ' ')"
+    fi
+}
+
+# A partition longer than the bound: the sender fails typed within the bound, b's receiver fails that
+# transfer typed, and after healing a new connection moves data.
+partition_long() {
+    local name=partition-long log=$LAB_DIR/partition-long.log rc t_cut t_fail line detect
+    local cut=${TWO_HOST_LONG_CUT_S:-25}   # longer than the bound
+    local receiver_failures_before
+    receiver_failures_before=$(grep -c 'FAILED' "$LAB_DIR/b-receiver.log")
+    ( timeout 300 "$here/run-sample" bulk send "$LAB_B_IP" -p 7472 --mode push --size 1g --timeout-ms 60000 2>&1 | stamp >"$log"; echo "${PIPESTATUS[0]}" >"$log.rc" ) &
+    if ! wait_for "$log" 'connected to' 120 >/dev/null; then wait; fail "$name" "the sender did not connect"; return; fi
+    sleep 2
+    t_cut=$(now); ctl a partition
+    line=$(wait_for "$log" 'Exception|FAILED|failed' "$((cut))")
+    t_fail=${line%% *}
+    sleep "$(awk -v c="$cut" -v a="$t_cut" -v n="$(now)" 'BEGIN { r = c - (n - a); print (r > 0 ? r : 0) }')"
+    ctl a heal
+    wait
+    rc=$(cat "$log.rc")
+    local why=()
+    [[ -n $line ]] || why+=("the sender reported nothing during the ${cut} s partition")
+    if [[ -n $line ]]; then
+        detect=$(elapsed "$t_cut" "$t_fail")
+        awk -v d="$detect" -v b="$bound" -v s="$slack" 'BEGIN { exit !(d <= b + s) }' \
+            || why+=("the sender took $detect s, more than the bound $bound s + $slack s")
+    fi
+    [[ $rc != 0 ]] || why+=("the sender exited 0 across a ${cut} s partition")
+    grep -qE 'BulkTransferException|RdmaCompletionException|ConnectionClosedException|PEER_GONE|STALLED|went away' "$log" \
+        || why+=("the sender's error is not typed: $(grep -iE 'error|exception' "$log" | head -n 1)")
+    # b's receiver: its watchdog (20 s) or the DREQ that arrives after healing ends the transfer, typed.
+    local deadline=$((SECONDS + 40))
+    while (( $(grep -c 'FAILED' "$LAB_DIR/b-receiver.log") <= receiver_failures_before && SECONDS < deadline )); do
+        sleep 0.5
+    done
+    (( $(grep -c 'FAILED' "$LAB_DIR/b-receiver.log") > receiver_failures_before )) \
+        || why+=("b's receiver did not report the broken transfer within 40 s of healing")
+    local b_line
+    b_line=$(grep 'FAILED' "$LAB_DIR/b-receiver.log" | tail -n 1 | cut -c1-220)
+    # After healing: a new connection works.
+    local log2=$LAB_DIR/partition-after.log rc2=0
+    timeout 300 "$here/run-sample" bulk send $LAB_B_IP -p 7472 --mode push --size 4m --timeout-ms 60000 >"$log2" 2>&1 || rc2=$?
+    { ((rc2 == 0)) && grep -q 'hashes match' "$log2"; } || why+=("a new transfer after healing failed (exit $rc2)")
+    if ((${#why[@]})); then fail "$name" "$(IFS=';'; echo "${why[*]}")"
+    else pass "$name" "sender failed typed $detect s after the cut (bound $bound s): $(cut -c1-200 <<<"${line#* }"); b: ${b_line#* }; new transfer after healing OK"; fi
+}
+
+# Host death: b sends to a's receiver in pull mode (a's receiver READs from b), b is powered off
+# mid-transfer. a's receiver fails that transfer typed within the bound, releases its QP and memory,
+# and serves a new sender.
+host_death() {
+    local name=host-death rlog=$LAB_DIR/a-receiver.log pid qp_before mr_before t_killed line t_fail detect why=()
+    sample bulk receive --host "$RXE_IP" -p 7473 --timeout-ms 60000 > >(stamp >"$rlog") 2>&1 &
+    pid=$!
+    wait_for "$rlog" 'listening on' 120 >/dev/null || { fail "$name" "a's receiver did not start"; return; }
+    pid=$(pgrep -f -n 'BulkTransfer receive.*7473')
+    mr_before=$(rdma resource show mr 2>/dev/null | grep -c "pid $pid ")
+    b_job death-sender "sample bulk send $LAB_A_IP -p 7473 --mode pull --size 1g --timeout-ms 60000"
+    if ! wait_for "$rlog" 'transfer from' 120 >/dev/null; then fail "$name" "b's sender did not start a transfer"; return; fi
+    sleep 3
+    "$lab_ctl" host kill b >/dev/null
+    t_killed=$(now)
+    line=$(wait_for "$rlog" 'FAILED' 60)
+    [[ -n $line ]] || { fail "$name" "a's receiver reported nothing within 60 s of b's death"; return; }
+    t_fail=${line%% *}
+    detect=$(elapsed "$t_killed" "$t_fail")
+    awk -v d="$detect" -v b="$bound" -v s="$slack" 'BEGIN { exit !(d <= b + s) }' \
+        || why+=("detection took $detect s, more than the bound $bound s + $slack s")
+    grep -qE 'FAILED: .*(PEER_GONE|went away|RETRY_EXC|RdmaCompletionException|ConnectionClosedException)' <<<"$line" \
+        || why+=("untyped failure: $line")
+    sleep 1
+    local qps mrs
+    qps=$(rdma resource show qp 2>/dev/null | grep "pid $pid " | grep -vc 'lqpn 1 ')
+    mrs=$(rdma resource show mr 2>/dev/null | grep -c "pid $pid ")
+    ((qps == 0)) || why+=("$qps QP(s) of the receiver still exist after the failure")
+    ((mrs <= mr_before)) || why+=("the receiver holds $mrs memory registrations, $mr_before before the transfer")
+    # It keeps serving: a sender on a itself (rxe loops back) moves 4 MiB through it.
+    local log2=$LAB_DIR/host-death-after.log rc2=0
+    timeout 300 "$here/run-sample" bulk send $RXE_IP -p 7473 --mode push --size 4m --timeout-ms 60000 >"$log2" 2>&1 || rc2=$?
+    { ((rc2 == 0)) && grep -q 'hashes match' "$log2"; } || why+=("the receiver did not serve a new sender (exit $rc2)")
+    kill "$pid" 2>/dev/null
+    if ((${#why[@]})); then fail "$name" "$(IFS=';'; echo "${why[*]}")"
+    else pass "$name" "a's receiver failed typed $detect s after b died (bound $bound s; QPs left 0, MRs $mrs of $mr_before): $(cut -c1-220 <<<"${line#* }"); served a new sender"; fi
+}
+
+tests=${TWO_HOST_TESTS:-"loss-push-1 loss-pull-1 loss-push-3 loss-pull-3 partition-short partition-long host-death"}
+wait_for "$LAB_DIR/b-receiver.log" 'listening on' 180 >/dev/null || say "b's receiver is not listening yet"
+for t in $tests; do
+    say "== $t at $(date -u +%T)"
+    case $t in
+        loss-push-1) loss_test push 1% 8m ;;
+        loss-pull-1) loss_test pull 1% 8m ;;
+        loss-push-3) loss_test push 3% 4m ;;
+        loss-pull-3) loss_test pull 3% 4m ;;
+        partition-short) partition_short ;;
+        partition-long) partition_long ;;
+        host-death) host_death ;;
+        *) fail "$t" "no such test" ;;
+    esac
+done
+grep -q '^FAIL' "$results" && exit 1
+exit 0
