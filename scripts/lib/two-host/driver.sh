@@ -135,13 +135,16 @@ partition_long() {
 
 # Host death: b sends to a's receiver in pull mode (a's receiver READs from b), b is powered off
 # mid-transfer. a's receiver fails that transfer typed within the bound, releases its QP and memory,
-# and serves a new sender.
+# and serves a new sender. The receiver consumes a chunk every 200 ms (--delay-ms) and then sends FREE:
+# a side learns of a dead peer only from work it posts (RC has no keepalive), and without the delay the
+# receiver, waiting for the slower generating sender's next READY, had nothing posted when b died and
+# only its watchdog noticed (60 s, first runs).
 host_death() {
     local name=host-death rlog=$LAB_DIR/a-receiver.log pid qp_before mr_before t_killed line t_fail detect why=()
-    sample bulk receive --host "$RXE_IP" -p 7473 --timeout-ms 60000 > >(stamp >"$rlog") 2>&1 &
+    # run-sample execs java: $! is the receiver's JVM
+    "$here/run-sample" bulk receive --host "$RXE_IP" -p 7473 --timeout-ms 60000 --delay-ms 200 > >(stamp >"$rlog") 2>&1 &
     pid=$!
     wait_for "$rlog" 'listening on' 120 >/dev/null || { fail "$name" "a's receiver did not start"; return; }
-    pid=$(pgrep -f -n 'BulkTransfer receive.*7473')
     mr_before=$(rdma resource show mr 2>/dev/null | grep -c "pid $pid ")
     b_job death-sender "sample bulk send $LAB_A_IP -p 7473 --mode pull --size 1g --timeout-ms 60000"
     if ! wait_for "$rlog" 'transfer from' 120 >/dev/null; then fail "$name" "b's sender did not start a transfer"; return; fi
@@ -171,6 +174,62 @@ host_death() {
     else pass "$name" "a's receiver failed typed $detect s after b died (bound $bound s; QPs left 0, MRs $mrs of $mr_before): $(cut -c1-220 <<<"${line#* }"); served a new sender"; fi
 }
 
+
+# The WebFlux gateway on a, its key-value server on b; b dies. Requests answer within the request timeout
+# (504 while the dead connection still looks open, then 503), health goes DOWN once the connection failed,
+# and when b is back the gateway reconnects (its next request or health check) and serves again.
+gateway_host_death() {
+    local name=gateway-host-death glog=$LAB_DIR/a-gateway.log gw=http://127.0.0.1:8080 why=() code t0 t_killed
+    local timeout_s=${TWO_HOST_GATEWAY_TIMEOUT_S:-10}
+    if [[ ! -s $LAB_DIR/b.pid ]]; then   # b died in host-death: boot it again
+        rm -f "$LAB_DIR/b-kv.log"
+        "$lab_ctl" host boot b >/dev/null || { fail "$name" "cannot boot b again"; return; }
+    fi
+    wait_for "$LAB_DIR/b-kv.log" 'listening' 240 >/dev/null || { fail "$name" "b's key-value server did not start"; return; }
+    TWO_HOST_CP=$TWO_HOST_GATEWAY_CP "$here/run-sample" gateway --reactive-rdma.client.host="$LAB_B_IP" \
+        --reactive-rdma.client.port=7474 --server.address=127.0.0.1 --server.port=8080 \
+        --gateway.request-timeout="${timeout_s}s" > >(stamp >"$glog") 2>&1 &
+    local gpid=$! deadline=$((SECONDS + 240))
+    until [[ $(curl -s -m 5 -o /dev/null -w '%{http_code}' "$gw/actuator/health") == 200 ]]; do
+        ((SECONDS < deadline)) || { kill "$gpid"; fail "$name" "the gateway did not become healthy: $(tail -n 3 "$glog" | tr '\n' ' ')"; return; }
+        sleep 2
+    done
+    code=$(curl -s -m 30 -o /dev/null -w '%{http_code}' -X PUT --data-binary 'before' "$gw/kv/k1")
+    [[ $code == 204 ]] || why+=("PUT before the death answered $code")
+    "$lab_ctl" host kill b >/dev/null
+    t_killed=$(now)
+    # Requests for bound + slack + 10 s: each must answer within the request timeout (+2 s for HTTP and
+    # emulation), 504 or 503; the last ones 503 and the health DOWN.
+    local end=$(( SECONDS + ${bound%.*} + slack + 10 )) codes=() slow=0 t1 took
+    while ((SECONDS < end)); do
+        t0=$(now)
+        code=$(curl -s -m $((timeout_s + 20)) -o /dev/null -w '%{http_code}' "$gw/kv/k1")
+        t1=$(now); took=$(elapsed "$t0" "$t1")
+        codes+=("$code@$(elapsed "$t_killed" "$t1")s")
+        awk -v d="$took" -v t="$timeout_s" 'BEGIN { exit !(d > t + 2) }' && slow=$((slow + 1))
+        sleep 1
+    done
+    ((slow == 0)) || why+=("$slow request(s) took longer than the request timeout ${timeout_s} s + 2 s")
+    [[ ${codes[-1]%@*} == 503 ]] || why+=("the last request after the death answered ${codes[-1]}, not 503")
+    for c in "${codes[@]}"; do [[ ${c%@*} =~ ^(503|504)$ ]] || why+=("a request after the death answered $c"); done
+    local health
+    health=$(curl -s -m 15 "$gw/actuator/health")
+    [[ $health == *'"kv":{"status":"DOWN"'* || $health == *'"status":"DOWN"'* ]] || why+=("health is not DOWN: ${health:0:200}")
+    # b comes back with an empty key-value server: the gateway reconnects and serves again.
+    rm -f "$LAB_DIR/b-kv.log"
+    "$lab_ctl" host boot b >/dev/null || why+=("cannot boot b again")
+    deadline=$((SECONDS + 240)) code=
+    until [[ $code == 204 ]] || ((SECONDS >= deadline)); do
+        sleep 3
+        code=$(curl -s -m 30 -o /dev/null -w '%{http_code}' -X PUT --data-binary 'after' "$gw/kv/k2")
+    done
+    [[ $code == 204 ]] || why+=("no PUT succeeded within 240 s of booting b again (last: $code)")
+    [[ $(curl -s -m 30 "$gw/kv/k2") == after ]] || why+=("GET after reconnecting did not return the value")
+    kill "$gpid" 2>/dev/null
+    if ((${#why[@]})); then fail "$name" "$(IFS=';'; echo "${why[*]}")"
+    else pass "$name" "after b died: ${codes[*]} (code@seconds after the kill; request timeout ${timeout_s} s); health DOWN; reconnected after b came back"; fi
+}
+
 tests=${TWO_HOST_TESTS:-"loss-push-1 loss-pull-1 loss-push-3 loss-pull-3 partition-short partition-long host-death"}
 wait_for "$LAB_DIR/b-receiver.log" 'listening on' 180 >/dev/null || say "b's receiver is not listening yet"
 for t in $tests; do
@@ -183,6 +242,7 @@ for t in $tests; do
         partition-short) partition_short ;;
         partition-long) partition_long ;;
         host-death) host_death ;;
+        gateway-host-death) gateway_host_death ;;
         *) fail "$t" "no such test" ;;
     esac
 done
