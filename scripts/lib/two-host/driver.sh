@@ -230,7 +230,7 @@ gateway_host_death() {
     else pass "$name" "after b died: ${codes[*]} (code@seconds after the kill; request timeout ${timeout_s} s); health DOWN; reconnected after b came back"; fi
 }
 
-tests=${TWO_HOST_TESTS:-"loss-push-1 loss-pull-1 loss-push-3 loss-pull-3 partition-short partition-long host-death"}
+tests=${TWO_HOST_TESTS:-"loss-push-1 loss-pull-1 loss-push-3 loss-pull-3 partition-short partition-long host-death gateway-host-death"}
 wait_for "$LAB_DIR/b-receiver.log" 'listening on' 180 >/dev/null || say "b's receiver is not listening yet"
 for t in $tests; do
     say "== $t at $(date -u +%T)"
