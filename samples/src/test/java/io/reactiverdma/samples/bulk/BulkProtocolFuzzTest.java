@@ -9,6 +9,8 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.Size;
 
+import io.reactiverdma.samples.common.WireArbitraries;
+
 import static io.reactiverdma.samples.common.HostileInput.decodeOrRefuse;
 import static io.reactiverdma.samples.common.HostileInput.toArray;
 import static io.reactiverdma.samples.common.HostileInput.truncated;
@@ -23,8 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class BulkProtocolFuzzTest {
     @Provide
     Arbitrary<BulkProtocol.Message> messages() {
-        Arbitrary<RemoteRegion> regions = Combinators.combine(Arbitraries.longs().between(0, 1L << 48),
-                Arbitraries.longs().between(0, 1L << 32), Arbitraries.integers()).as(RemoteRegion::of);
+        Arbitrary<RemoteRegion> regions = WireArbitraries.remoteRegions();
         Arbitrary<Integer> slots = Arbitraries.integers().between(0, 63);
         Arbitrary<Long> seqs = Arbitraries.longs().greaterOrEqual(0);
         return Arbitraries.oneOf(

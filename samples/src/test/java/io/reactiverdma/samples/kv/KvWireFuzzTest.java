@@ -9,6 +9,8 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.Size;
 
+import io.reactiverdma.samples.common.WireArbitraries;
+
 import static io.reactiverdma.samples.common.HostileInput.decodeOrRefuse;
 import static io.reactiverdma.samples.common.HostileInput.toArray;
 import static io.reactiverdma.samples.common.HostileInput.truncated;
@@ -29,9 +31,7 @@ class KvWireFuzzTest {
         Arbitrary<byte[]> keys = Arbitraries.bytes().array(byte[].class).ofMaxSize(64);
         Arbitrary<byte[]> values = Arbitraries.bytes().array(byte[].class).ofMaxSize(300);
         Arbitrary<Integer> ids = Arbitraries.integers();
-        Arbitrary<RemoteRegion> regions = Combinators.combine(Arbitraries.longs().between(0, 1L << 48),
-                Arbitraries.longs().between(0, 1L << 32), Arbitraries.integers())
-                .as(RemoteRegion::of);
+        Arbitrary<RemoteRegion> regions = WireArbitraries.remoteRegions();
         return Arbitraries.oneOf(
                 Combinators.combine(ids, keys, values).as(KvProtocol.Request::putInline),
                 Combinators.combine(ids, keys, regions).as((id, k, r) ->
