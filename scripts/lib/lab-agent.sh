@@ -24,8 +24,9 @@ apply() { # action args...
             clear_rules
             tc qdisc replace dev "$nic" root netem loss 100% &&
                 tc qdisc add dev "$nic" clsact &&
-                tc filter add dev "$nic" ingress matchall action drop ;;
-        clear|heal) clear_rules ;;
+                tc filter add dev "$nic" ingress matchall action drop &&
+                echo "applied_at=$(date +%s.%N)" ;;   # on this VM's clock: when the cut began
+        clear|heal) clear_rules && echo "applied_at=$(date +%s.%N)" ;;
         counters)
             # rxe's hw counters: name=value, one a line.
             local f
