@@ -51,6 +51,15 @@ b_job() { # name command
     mkdir -p "$LAB_DIR/jobs"
     printf 'source %q\n%s\n' "$here/common.sh" "$2" >"$LAB_DIR/jobs/$1.tmp" && mv "$LAB_DIR/jobs/$1.tmp" "$LAB_DIR/jobs/$1.job"
 }
+# rdma_count qp|mr PID: the RDMA resources a process holds. The kernel lists each with the id of the
+# THREAD that made it (a JVM's poller and rdma_cm threads), so every thread id of the process counts.
+rdma_count() {
+    local tids
+    tids=$(ls "/proc/$2/task" 2>/dev/null | tr '\n' ' ')
+    rdma resource show "$1" 2>/dev/null | awk -v tids=" $tids" '
+        { for (i = 1; i < NF; i++) if ($i == "pid" && index(tids, " " $(i + 1) " ")) { n++; break } }
+        END { print n + 0 }'
+}
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 # ------------------------------------------------------------------------------------------ tests
@@ -153,20 +162,19 @@ partition_long() {
 # only its watchdog noticed (60 s, first runs).
 host_death() {
     local name=host-death rlog=$LAB_DIR/a-receiver.log pid qp_before mr_before t_killed line t_fail detect why=()
-    # run-sample execs java: $! is the receiver's JVM
     "$here/run-sample" bulk receive --host "$RXE_IP" -p 7473 --timeout-ms 60000 --delay-ms 200 > >(stamp >"$rlog") 2>&1 &
-    pid=$!
     wait_for "$rlog" 'listening on' 120 >/dev/null || { fail "$name" "a's receiver did not start"; return; }
+    pid=$(pgrep -n -f 'java .*BulkTransfer receive .*-p 7473')
     # The engine keeps its buffer pool's registrations for the JVM's life: a first local transfer of the
     # same shape (pull, 1 MiB chunks, window 8) makes them, so the count after b's death must not exceed it.
     timeout 300 "$here/run-sample" bulk send "$RXE_IP" -p 7473 --mode pull --size 8m --timeout-ms 60000 \
         >"$LAB_DIR/host-death-warmup.log" 2>&1 || { fail "$name" "the warm-up transfer failed"; return; }
-    mr_before=$(rdma resource show mr 2>/dev/null | grep -c "pid $pid ")
+    mr_before=$(rdma_count mr "$pid")
     ((mr_before > 0)) || { fail "$name" "no memory registration of the receiver (pid $pid) is listed: cannot check"; return; }
     b_job death-sender "sample bulk send $LAB_A_IP -p 7473 --mode pull --size 1g --timeout-ms 60000"
     if ! wait_for "$rlog" 'transfer from' 120 >/dev/null; then fail "$name" "b's sender did not start a transfer"; return; fi
     sleep 3
-    (( $(rdma resource show qp 2>/dev/null | grep -c "pid $pid ") > 0 )) \
+    (( $(rdma_count qp "$pid") > 0 )) \
         || { fail "$name" "no QP of the receiver (pid $pid) is listed during the transfer: cannot check"; return; }
     # b dies between the request and the answer; the host kills at once (it polls every 0.1 s), while this
     # busy VM may see the answer seconds later: time from the request (an upper bound of the detection).
@@ -186,8 +194,8 @@ host_death() {
         || why+=("untyped failure: $line")
     sleep 1
     local qps mrs
-    qps=$(rdma resource show qp 2>/dev/null | grep "pid $pid " | grep -vc 'lqpn 1 ')
-    mrs=$(rdma resource show mr 2>/dev/null | grep -c "pid $pid ")
+    qps=$(rdma_count qp "$pid")
+    mrs=$(rdma_count mr "$pid")
     ((qps == 0)) || why+=("$qps QP(s) of the receiver still exist after the failure")
     ((mrs <= mr_before)) || why+=("the receiver holds $mrs memory registrations, $mr_before before the transfer")
     # It keeps serving: a sender on a itself (rxe loops back) moves 4 MiB through it.
