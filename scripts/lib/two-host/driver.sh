@@ -174,7 +174,8 @@ host_death() {
     mr_before=$(rdma_count mr "$pid")
     ((mr_before > 0)) || { fail "$name" "no memory registration of the receiver (pid $pid) is listed: cannot check"; return; }
     b_job death-sender "sample bulk send $LAB_A_IP -p 7473 --mode pull --size 1g --timeout-ms 60000"
-    if ! wait_for "$rlog" 'transfer from' 120 >/dev/null; then fail "$name" "b's sender did not start a transfer"; return; fi
+    # b's transfer, not the warm-up's (both log "transfer from")
+    if ! wait_for "$rlog" "transfer from /$LAB_B_IP:" 180 >/dev/null; then fail "$name" "b's sender did not start a transfer"; return; fi
     sleep 3
     (( $(rdma_count qp "$pid") > 0 )) \
         || { fail "$name" "no QP of the receiver (pid $pid) is listed during the transfer: cannot check"; return; }
