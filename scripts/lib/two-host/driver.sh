@@ -228,7 +228,7 @@ gateway_host_death() {
         --reactive-rdma.client.port=7474 --server.address=127.0.0.1 --server.port=8080 \
         --gateway.request-timeout="${timeout_s}s" --reactive-rdma.client.connect-timeout="$((timeout_s / 2))s" \
         > >(stamp >"$glog") 2>&1 &
-    local gpid=$! deadline=$((SECONDS + 240))
+    local gpid=$! deadline=$((SECONDS + 420))   # Spring under TCG on a loaded host: up to 204 s to start
     until [[ $(curl -s -m 5 -o /dev/null -w '%{http_code}' "$gw/actuator/health") == 200 ]]; do
         ((SECONDS < deadline)) || { kill "$gpid"; fail "$name" "the gateway did not become healthy: $(tail -n 3 "$glog" | tr '\n' ' ')"; return; }
         sleep 2
