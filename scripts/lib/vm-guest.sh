@@ -28,7 +28,11 @@ setup_failed() {
 
 kmod() { modprobe -d "$RXE_VM_KROOT" -S "$RXE_VM_KVER" "$@"; }
 
-hostname "$RXE_VM_HOSTNAME" 2>/dev/null || true
+name_suffix=
+[[ ${RXE_VM_NAME:-rxe-vm} == rxe-vm ]] || name_suffix=-$RXE_VM_NAME
+hostname "$RXE_VM_HOSTNAME$name_suffix" 2>/dev/null || true
+# devtmpfs has no /dev/fd: bash's process substitution <(...) needs it.
+[[ -e /dev/fd ]] || ln -s /proc/self/fd /dev/fd
 ip link set lo up || setup_failed "cannot bring up lo"
 
 # crc32_generic first: rxe asks the crypto API for "crc32", and without it "rdma link add" fails with
@@ -36,13 +40,27 @@ ip link set lo up || setup_failed "cannot bring up lo"
 kmod -a crc32_generic rdma_rxe ib_uverbs rdma_ucm dummy || setup_failed "modprobe of the RDMA modules failed"
 
 dev=rxe0
-ip=10.77.0.1
-ip link add dummy0 type dummy || setup_failed "ip link add dummy0 type dummy"
+ip=${RXE_VM_IP:-10.77.0.1}
+if [[ -n ${RXE_VM_NET:-} ]]; then
+    # A real NIC on a segment shared with another VM (scripts/rxe-lab); netem and tc filters let tests
+    # lose, delay and drop its packets.
+    kmod -a virtio_net sch_netem sch_ingress cls_matchall act_gact || setup_failed "modprobe of virtio_net/netem failed"
+    netdev=
+    for _ in $(seq 1 50); do
+        netdev=$(ls /sys/class/net | grep -vE '^(lo|dummy[0-9]*)$' | head -n 1)
+        [[ -n $netdev ]] && break
+        sleep 0.1
+    done
+    [[ -n $netdev ]] || setup_failed "no network interface appeared for --net"
+else
+    netdev=dummy0
+    ip link add dummy0 type dummy || setup_failed "ip link add dummy0 type dummy"
+fi
 # MTU 9000 so that the RoCE path MTU (active_mtu) is 4096, the largest IB MTU.
-ip link set dummy0 mtu 9000 || setup_failed "ip link set dummy0 mtu 9000"
-ip addr add "$ip/24" dev dummy0 || setup_failed "ip addr add $ip/24 dev dummy0"
-ip link set dummy0 up || setup_failed "ip link set dummy0 up"
-rdma link add "$dev" type rxe netdev dummy0 || setup_failed "rdma link add $dev type rxe netdev dummy0"
+ip link set "$netdev" mtu 9000 || setup_failed "ip link set $netdev mtu 9000"
+ip addr add "$ip/24" dev "$netdev" || setup_failed "ip addr add $ip/24 dev $netdev"
+ip link set "$netdev" up || setup_failed "ip link set $netdev up"
+rdma link add "$dev" type rxe netdev "$netdev" || setup_failed "rdma link add $dev type rxe netdev $netdev"
 
 state=
 for _ in $(seq 1 100); do
@@ -60,7 +78,7 @@ done
 mtu=$(ibv_devinfo -d "$dev" -i 1 2>&1 | awk '/active_mtu:/ {print $2; exit}')
 [[ $mtu == 4096 ]] || setup_failed "active_mtu of $dev is '${mtu:-unknown}', expected 4096: $(ibv_devinfo -d "$dev" 2>&1)"
 
-export RXE_DEVICE=$dev RXE_IP=$ip RXE_VM_OUT=$RXE_VM_OUT_PATH RXE_VM=1
+export RXE_DEVICE=$dev RXE_IP=$ip RXE_NETDEV=$netdev RXE_VM_OUT=$RXE_VM_OUT_PATH RXE_VM=1
 if [[ -n ${RXE_VM_COLUMNS:-} ]]; then
     stty -F /dev/ttyS0 cols "$RXE_VM_COLUMNS" rows "${RXE_VM_LINES:-50}" 2>/dev/null
     stty -F /dev/ttyS2 cols "$RXE_VM_COLUMNS" rows "${RXE_VM_LINES:-50}" 2>/dev/null
@@ -68,7 +86,7 @@ fi
 ulimit -l unlimited || say "warning: cannot lift the locked-memory limit"
 umask 022
 printf '%s\n' "$(cut -d' ' -f1 /proc/uptime)" >"$share/ready"
-[[ ${RXE_VM_QUIET:-0} == 1 ]] || say "$dev ACTIVE on dummy0 $ip, active_mtu 4096; running: ${RXE_VM_CMD[*]}"
+[[ ${RXE_VM_QUIET:-0} == 1 ]] || say "$dev ACTIVE on $netdev $ip, active_mtu 4096; running: ${RXE_VM_CMD[*]}"
 
 cd "$RXE_VM_CWD" || { printf 'cannot cd to %s\n' "$RXE_VM_CWD" >"$share/setup-failed"; say "cannot cd to $RXE_VM_CWD"; exit 125; }
 "${RXE_VM_CMD[@]}" </dev/null

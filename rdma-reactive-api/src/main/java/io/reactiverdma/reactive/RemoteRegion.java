@@ -61,13 +61,12 @@ public final class RemoteRegion {
             throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
                     "an encoded RemoteRegion needs " + ENCODED_SIZE + " bytes, " + buffer.remaining() + " remain");
         }
-        ByteOrder order = buffer.order();
-        buffer.order(ByteOrder.BIG_ENDIAN);
-        try {
-            return of(buffer.getLong(), buffer.getLong(), buffer.getInt());
-        } finally {
-            buffer.order(order);
-        }
+        // Absolute big-endian reads: a refused region leaves the buffer where it was.
+        ByteBuffer b = buffer.duplicate().order(ByteOrder.BIG_ENDIAN);
+        int at = buffer.position();
+        RemoteRegion r = of(b.getLong(at), b.getLong(at + 8), b.getInt(at + 16));
+        buffer.position(at + ENCODED_SIZE);
+        return r;
     }
 
     /** Writes the compact form at the buffer's position and advances it by {@value #ENCODED_SIZE}. */

@@ -167,7 +167,12 @@ public final class BulkProtocol {
                     yield new Result(bytes, sha);
                 }
                 case 6 -> {
-                    byte[] text = new byte[b.getShort()];
+                    int textLength = Short.toUnsignedInt(b.getShort());
+                    if (textLength != b.remaining()) { // checked before the text is allocated
+                        throw malformed("an ERROR whose text length " + textLength + " is not the "
+                                + b.remaining() + " bytes that follow", length);
+                    }
+                    byte[] text = new byte[textLength];
                     b.get(text);
                     yield new Error(new String(text, StandardCharsets.UTF_8));
                 }

@@ -52,11 +52,23 @@ public final class BulkReceiver implements AutoCloseable {
      * @param out           where to write the bytes (each transfer overwrites it); null: hash and discard
      * @param stallTimeout  a transfer fails when no byte arrives for this long
      * @param delayPerChunk a pause before consuming each chunk (Duration.ZERO: none), to show backpressure
+     * @param maxPinnedBytes the chunk buffers all transfers together may hold (each HELLO asks for chunk x
+     *                      window, up to 64 MiB); a HELLO beyond it is refused (REFUSED, the sender is told)
      */
-    public record Config(Path out, Duration stallTimeout, Duration delayPerChunk) {
+    public record Config(Path out, Duration stallTimeout, Duration delayPerChunk, long maxPinnedBytes) {
+        /** Two transfers of the largest ring at once. */
+        public static final long DEFAULT_MAX_PINNED_BYTES = 2 * BulkOptions.MAX_RING_BYTES;
+
         public Config {
             Objects.requireNonNull(stallTimeout, "stallTimeout");
             Objects.requireNonNull(delayPerChunk, "delayPerChunk");
+            if (maxPinnedBytes < 1) {
+                throw new IllegalArgumentException("maxPinnedBytes must be positive, got " + maxPinnedBytes);
+            }
+        }
+
+        public Config(Path out, Duration stallTimeout, Duration delayPerChunk) {
+            this(out, stallTimeout, delayPerChunk, DEFAULT_MAX_PINNED_BYTES);
         }
     }
 
@@ -65,11 +77,13 @@ public final class BulkReceiver implements AutoCloseable {
     private final Consumer<String> progressLog;
     private final Consumer<ReceiveReport> onReport;
     private final AtomicLong bytesConsumed = new AtomicLong();
+    private final PinnedBudget pinned;
     private volatile DisposableRdmaServer server;
 
     private BulkReceiver(Config config, Consumer<String> log, Consumer<String> progressLog,
             Consumer<ReceiveReport> onReport) {
         this.config = config;
+        this.pinned = new PinnedBudget(config.maxPinnedBytes());
         this.log = log;
         this.progressLog = progressLog;
         this.onReport = onReport;
@@ -142,6 +156,7 @@ public final class BulkReceiver implements AutoCloseable {
         private volatile FileChannel file;
         private RegisteredBuffer[] buffers;
         private long nextSeq;
+        private volatile long ringBytes; // taken from the budget at HELLO, given back by cleanUp
 
         Session(RdmaConnection conn) {
             this.conn = conn;
@@ -182,6 +197,15 @@ public final class BulkReceiver implements AutoCloseable {
                         .then(Mono.error(new BulkTransferException(Reason.REFUSED, "refused the transfer of "
                                 + peer + ": " + refusal, 0, null)));
             }
+            long ring = (long) h.chunkSize() * h.window();
+            if (!pinned.tryTake(ring)) {
+                String why = "busy: its transfers have " + pinned.taken() + " of " + pinned.limit()
+                        + " bytes of chunk buffers pinned, this one needs " + ring;
+                return conn.send(BulkProtocol.encode(new BulkProtocol.Error(why)))
+                        .then(Mono.error(new BulkTransferException(Reason.REFUSED, "refused the transfer of "
+                                + peer + ": " + why, 0, null)));
+            }
+            ringBytes = ring;
             hello = h;
             plan = new ChunkPlan(h.totalBytes(), h.chunkSize());
             window = new ChunkWindow(h.window());
@@ -357,6 +381,10 @@ public final class BulkReceiver implements AutoCloseable {
         }
 
         private void cleanUp() {
+            if (ringBytes > 0) {
+                pinned.giveBack(ringBytes);
+                ringBytes = 0;
+            }
             if (buffers != null) {
                 for (RegisteredBuffer b : buffers) {
                     b.release();

@@ -67,7 +67,7 @@ public final class KvClient implements Disposable {
     private volatile KvLayout layout;
     private volatile Throwable closedBy;
 
-    private KvClient(RdmaConnection conn, boolean verifyReads) {
+    KvClient(RdmaConnection conn, boolean verifyReads) {
         this.conn = conn;
         this.verifyReads = verifyReads;
         this.receiving = conn.receive()
@@ -233,6 +233,11 @@ public final class KvClient implements Disposable {
                     .onErrorMap(KvClient::changed, e -> new KvException(KvException.Reason.CONCURRENT_MODIFICATION,
                             "the value of '" + key + "' changed during the download"));
         });
+    }
+
+    /** Requests sent (or being sent) whose response has not arrived yet. */
+    int pendingRequests() {
+        return pending.size();
     }
 
     /** Slot reads this client rejected as torn (odd version or checksum mismatch) and read again. */
@@ -473,15 +478,17 @@ public final class KvClient implements Disposable {
             p.fail(closedException(closed));
             return p.response.asMono();
         }
-        return conn.send(KvProtocol.encode(request.apply(id)))
-                .onErrorResume(e -> {
-                    // Not sent: no response will come.
-                    if (pending.remove(id) != null) {
-                        p.fail(e);
-                    }
-                    return Mono.empty();
-                })
-                .then(p.response.asMono());
+        // The send is not the caller's to cancel: a request cancelled while still queued would never be
+        // sent, so no response would ever remove its entry and release its registration (the gateway's
+        // request timeout grew both without bound on its one connection). Once subscribed, it goes out; the
+        // caller's cancel stops only the wait for the response, which then cleans up when it arrives.
+        conn.send(KvProtocol.encode(request.apply(id))).subscribe(null, e -> {
+            // Not sent: no response will come.
+            if (pending.remove(id) != null) {
+                p.fail(e);
+            }
+        });
+        return p.response.asMono();
     }
 
     private void onMessage(RdmaMessage m) {

@@ -140,35 +140,52 @@ final class KvProtocol {
      */
     static Request decodeRequest(ByteBuffer message) {
         ByteBuffer b = message.duplicate();
+        int length = b.remaining();
+        if (length < REQUEST_HEADER_BYTES) {
+            throw new KvException(KvException.Reason.PROTOCOL, "a request of " + length + " bytes is shorter than"
+                    + " the " + REQUEST_HEADER_BYTES + "-byte header");
+        }
+        Op op = Op.of(b.get());
+        b.get();
+        int keyLength = Short.toUnsignedInt(b.getShort());
+        int id = b.getInt();
+        int valueLength = b.getInt();
+        // Every length is checked against the bytes that arrived BEFORE anything is allocated: a peer's
+        // length field must not make this (poller) thread allocate what the message does not hold.
+        long body = (long) keyLength + switch (op) {
+            case PUT_INLINE -> Integer.toUnsignedLong(valueLength);
+            case PUT_REMOTE -> RemoteRegion.ENCODED_SIZE;
+            case DELETE, COUNTER -> 0;
+        };
+        if (valueLength < 0) {
+            throw refused(id, op, "value length " + Integer.toUnsignedString(valueLength) + " is negative");
+        }
+        if (body != b.remaining()) {
+            throw refused(id, op, "key length " + keyLength + (op == Op.PUT_INLINE ? " and value length "
+                    + valueLength : "") + " need " + body + " bytes after the header, the message has "
+                    + b.remaining());
+        }
         try {
-            Op op = Op.of(b.get());
-            b.get();
-            int keyLength = Short.toUnsignedInt(b.getShort());
-            int id = b.getInt();
-            int valueLength = b.getInt();
-            if (valueLength < 0) {
-                throw new KvException(KvException.Reason.PROTOCOL, "negative value length " + valueLength);
-            }
             RemoteRegion source = op == Op.PUT_REMOTE ? RemoteRegion.readFrom(b) : null;
+            if (op == Op.PUT_REMOTE && source.length() < valueLength) {
+                throw refused(id, op, "the value's source region " + source + " is shorter than its "
+                        + valueLength + " bytes");
+            }
             byte[] key = new byte[keyLength];
             b.get(key);
             byte[] value = null;
             if (op == Op.PUT_INLINE) {
                 value = new byte[valueLength];
                 b.get(value);
-            } else if (op == Op.PUT_REMOTE && source.length() < valueLength) {
-                throw new KvException(KvException.Reason.PROTOCOL, "the value's source region " + source
-                        + " is shorter than its " + valueLength + " bytes");
-            }
-            if (b.hasRemaining()) {
-                throw new KvException(KvException.Reason.PROTOCOL, b.remaining() + " bytes after the "
-                        + op + " request");
             }
             return new Request(op, id, key, valueLength, value, source);
-        } catch (BufferUnderflowException | InvalidRequestException e) {
-            throw new KvException(KvException.Reason.PROTOCOL, "truncated or malformed request of "
-                    + message.remaining() + " bytes");
+        } catch (InvalidRequestException e) {
+            throw refused(id, op, e.getMessage());
         }
+    }
+
+    private static KvException refused(int id, Op op, String what) {
+        return new KvException(KvException.Reason.PROTOCOL, "malformed " + op + " request " + id + ": " + what);
     }
 
     /** The request id of a message that could not be decoded as a whole, or -1 when it is too short. */
@@ -204,7 +221,12 @@ final class KvProtocol {
             b.getShort();
             int id = b.getInt();
             long result = b.getLong();
-            byte[] detail = new byte[Short.toUnsignedInt(b.getShort())];
+            int detailLength = Short.toUnsignedInt(b.getShort());
+            if (detailLength != b.remaining()) {
+                throw new KvException(KvException.Reason.PROTOCOL, "malformed response " + id + ": detail length "
+                        + detailLength + ", the message has " + b.remaining() + " bytes after the header");
+            }
+            byte[] detail = new byte[detailLength];
             b.get(detail);
             return new Response(id, Status.values()[status], result, new String(detail, StandardCharsets.UTF_8));
         } catch (BufferUnderflowException e) {

@@ -122,8 +122,9 @@ public final class KvServer implements Disposable {
      * @param connectionsOpen    connections open now
      * @param liveEntries        keys with a value
      * @param valueBytesInUse    value-area bytes taken by live values' blocks
-     * @param abandonedBlocks    value blocks never reused because the connection closed while the
-     *                           server's READ into them was in flight (the device might still write them)
+     * @param abandonedBlocks    value blocks whose server-side READ was cancelled by a closing connection:
+     *                           each was held back until that connection's QP was destroyed (the device
+     *                           might still write it), then freed
      */
     public record Metrics(long requestsHandled, long puts, long remotePuts, long deletes, long counterLookups,
                           long failedRequests, long connectionsOpened, int connectionsOpen, int liveEntries,
@@ -265,24 +266,16 @@ public final class KvServer implements Disposable {
         }
         long block = t.reserve(r.key(), r.valueLength());
         RegisteredBuffer target = tableMemory.slice(t.tableOffset(block), r.valueLength());
-        return conn.read(target, r.source())
+        return BlockRead.readThenPublish(t, r.key(), r.valueLength(), block, conn.read(target, r.source()),
+                        conn.onDispose(), abandonedBlocks)
                 .then(Mono.fromCallable(() -> {
-                    t.publishBlock(r.key(), r.valueLength(), block);
                     puts.incrementAndGet();
                     remotePuts.incrementAndGet();
                     return ok(r.id(), 0);
                 }))
-                .onErrorResume(e -> {
-                    if (e instanceof KvException k) {
-                        return Mono.just(failure(r.id(), k)); // publishBlock freed the block
-                    }
-                    t.free(block, r.valueLength()); // the READ failed: the device is done with the block
-                    return Mono.just(failure(r.id(), new KvException(KvException.Reason.SERVER_ERROR,
-                            "reading the value from the client failed: " + e)));
-                })
-                // Cancelled (the connection closed mid-READ): the device may still write the block until the
-                // flush, and nothing tells us when; never reuse it.
-                .doOnCancel(abandonedBlocks::incrementAndGet);
+                .onErrorResume(e -> Mono.just(failure(r.id(), e instanceof KvException k ? k
+                        : new KvException(KvException.Reason.SERVER_ERROR,
+                                "reading the value from the client failed: " + e))));
     }
 
     private static ByteBuffer ok(int id, long result) {

@@ -1,0 +1,299 @@
+#!/bin/bash
+# Host a of scripts/two-host-tests: runs the fault tests against host b (scripts/lib/two-host/peer.sh)
+# and writes one line per test to $LAB_DIR/results: "PASS name: what was measured" or "FAIL name: why".
+# Every wait is bounded. TWO_HOST_TESTS (words) picks tests by name; default: all, in this order (the
+# host-death tests power b off, then boot it again).
+set -uo pipefail
+here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd -P)
+root=$(cd "$here/../../.." && pwd -P)
+source "$here/common.sh"
+lab_ctl=$root/scripts/lab-ctl
+results=$LAB_DIR/results
+: >"$results"
+
+# The RC retry bound (docs/failure-semantics.md#a-peer-that-stops-answering): a requester whose packets
+# are no longer acknowledged retries RETRY_COUNT times, each after the local ACK timeout 4.096 us x 2^t.
+# rdma_cm on RoCE sets t = CMA_IBOE_PACKET_LIFETIME + 1 = 19 on Linux 6.1 (18 + 1; rxe's CA ACK delay
+# of 15 does not raise it), so bound = (RETRY_COUNT + 1) x 4.096 us x 2^19 = 7 x 2.15 s = 15.0 s with
+# the engine's default RETRY_COUNT 6.
+retry_count=6 ack_timeout_exp=19
+bound=$(awk -v r=$retry_count -v t=$ack_timeout_exp 'BEGIN { printf "%.2f", (r + 1) * 4.096e-6 * 2 ^ t }')
+# Emulation: the JVMs and the VMs' timers run late under TCG on a loaded host (measured: bulk detection
+# 0.8-1 s over the bound, the gateway's Spring application slower still).
+slack=${TWO_HOST_SLACK_S:-8}
+
+say() { printf 'two-host(a): %s\n' "$*" >&2; }
+pass() { printf 'PASS %s: %s\n' "$1" "$2" | tee -a "$results" >&2; }
+fail() { printf 'FAIL %s: %s\n' "$1" "$2" | tee -a "$results" >&2; }
+# wait_for FILE REGEX SECONDS: the first matching line, or nothing after SECONDS
+wait_for() {
+    local file=$1 re=$2 deadline=$((SECONDS + $3)) line
+    while ((SECONDS < deadline)); do
+        line=$(grep -m 1 -E -- "$re" "$file" 2>/dev/null) && { printf '%s\n' "$line"; return 0; }
+        sleep 0.2
+    done
+    return 1
+}
+ctl() { "$lab_ctl" "$@" >/dev/null || say "lab-ctl $* failed"; }
+# applied_at SIDE ACTION: runs a partition/heal, prints when the agent applied it (that VM's clock)
+applied_at() {
+    local out
+    out=$("$lab_ctl" "$@") || say "lab-ctl $* failed"
+    out=$(sed -n 's/^applied_at=//p' <<<"$out")
+    printf '%s\n' "${out:-$(now)}"
+}
+counters() { "$lab_ctl" "$1" counters; }
+# counter_delta BEFORE AFTER: "name=+N" for each counter that changed
+counter_delta() {
+    awk -F= 'NR == FNR { b[$1] = $2; next } $2 != b[$1] { printf "%s=+%d ", $1, $2 - b[$1] }' \
+        <(printf '%s\n' "$1") <(printf '%s\n' "$2")
+}
+# b runs JOB (a bash command line) in the background; its output goes to $LAB_DIR/jobs/NAME.log
+b_job() { # name command
+    mkdir -p "$LAB_DIR/jobs"
+    printf 'source %q\n%s\n' "$here/common.sh" "$2" >"$LAB_DIR/jobs/$1.tmp" && mv "$LAB_DIR/jobs/$1.tmp" "$LAB_DIR/jobs/$1.job"
+}
+# rdma_count qp|mr PID: the RDMA resources a process holds. The kernel lists each with the id of the
+# THREAD that made it (a JVM's poller and rdma_cm threads), so every thread id of the process counts.
+rdma_count() {
+    local tids
+    tids=$(ls "/proc/$2/task" 2>/dev/null | tr '\n' ' ')
+    rdma resource show "$1" 2>/dev/null | awk -v tids=" $tids" '
+        { for (i = 1; i < NF; i++) if ($i == "pid" && index(tids, " " $(i + 1) " ")) { n++; break } }
+        END { print n + 0 }'
+}
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+# ------------------------------------------------------------------------------------------ tests
+# Bulk transfer to b's receiver with LOSS on both NICs (each direction loses that share of its
+# packets): hashes must match; rate and both sides' retransmission counters are recorded.
+# 64 KiB chunks (16 packets of 4096 B): rxe counts every NAK-triggered retransmission of a work request
+# against its retry count, so 1 MiB chunks (256 packets) ran out of retries (RETRY_EXC_ERR) at 1% and
+# 3% loss in the first runs (docs/failure-semantics.md#loss).
+loss_test() { # mode percent size
+    local name=loss-$1-${2%\%} before_a before_b t0 t1 rc=0
+    local log=$LAB_DIR/$name.log
+    ctl a netem loss "$2"; ctl b netem loss "$2"
+    before_a=$(counters a); before_b=$(counters b)
+    t0=$(now)
+    timeout 300 "$here/run-sample" bulk send $LAB_B_IP -p 7472 --mode $1 --size $3 --chunk 64k --window 16 --timeout-ms 60000 >"$log" 2>&1 || rc=$?
+    t1=$(now)
+    ctl a clear; ctl b clear
+    local da db rate
+    da=$(counter_delta "$before_a" "$(counters a)"); db=$(counter_delta "$before_b" "$(counters b)")
+    rate=$(grep -o 'sent [0-9]* bytes in [^)]*)' "$log" | head -n 1)
+    if ((rc == 0)) && grep -q 'hashes match' "$log"; then
+        pass "$name" "$3 in $(elapsed "$t0" "$t1") s wall ($rate); counters a: ${da:-none}; b: ${db:-none}"
+    else
+        fail "$name" "exit $rc after $(elapsed "$t0" "$t1") s: $(grep -E 'FAILED|ERROR|MISMATCH|Exception' "$log" | head -n 2 | tr '\n' ' ')"
+    fi
+}
+
+# A partition shorter than the retry bound: the transfer goes on, nothing lost.
+partition_short() {
+    local name=partition-short log=$LAB_DIR/partition-short.log rc=0 t0
+    local cut=${TWO_HOST_SHORT_CUT_S:-1.5}
+    ( timeout 300 "$here/run-sample" bulk send $LAB_B_IP -p 7472 --mode push --size 24m --timeout-ms 60000 >"$log" 2>&1; echo $? >"$log.rc" ) &
+    if ! wait_for "$log" 'connected to' 120 >/dev/null; then wait; fail "$name" "the sender did not connect: $(tail -n 3 "$log" | tr '\n' ' ')"; return; fi
+    sleep 2
+    local cut_at healed_at
+    cut_at=$(applied_at a partition); sleep "$cut"; healed_at=$(applied_at a heal)
+    local lasted
+    lasted=$(elapsed "$cut_at" "$healed_at")
+    say "partitioned for $lasted s (bound $bound s)"
+    wait
+    rc=$(cat "$log.rc")
+    if ! awk -v l="$lasted" -v b="$bound" 'BEGIN { exit !(l < b) }'; then
+        fail "$name" "the cut lasted $lasted s, not shorter than the bound $bound s (a slow agent): nothing shown"
+    elif [[ $rc == 0 ]] && grep -q 'hashes match' "$log"; then
+        pass "$name" "cut for $lasted s < bound $bound s: hashes match ($(grep -o 'sent [0-9]* bytes in [^)]*)' "$log"))"
+    else
+        fail "$name" "exit $rc: $(grep -E 'FAILED|ERROR|MISMATCH|Exception' "$log" | head -n 2 | tr '\n' ' ')"
+    fi
+}
+
+# A partition longer than the bound: the sender fails typed within the bound, b's receiver fails that
+# transfer typed, and after healing a new connection moves data.
+partition_long() {
+    local name=partition-long log=$LAB_DIR/partition-long.log rc t_cut t_fail line detect
+    local cut=${TWO_HOST_LONG_CUT_S:-25}   # longer than the bound
+    local receiver_failures_before
+    receiver_failures_before=$(grep -c 'FAILED' "$LAB_DIR/b-receiver.log")
+    ( timeout 300 "$here/run-sample" bulk send "$LAB_B_IP" -p 7472 --mode push --size 1g --timeout-ms 60000 2>&1 | stamp >"$log"; echo "${PIPESTATUS[0]}" >"$log.rc" ) &
+    if ! wait_for "$log" 'connected to' 120 >/dev/null; then wait; fail "$name" "the sender did not connect"; return; fi
+    sleep 2
+    t_cut=$(applied_at a partition)
+    line=$(wait_for "$log" 'Exception|FAILED|failed' "$((cut))")
+    t_fail=${line%% *}
+    sleep "$(awk -v c="$cut" -v a="$t_cut" -v n="$(now)" 'BEGIN { r = c - (n - a); print (r > 0 ? r : 0) }')"
+    ctl a heal
+    wait
+    rc=$(cat "$log.rc")
+    local why=()
+    [[ -n $line ]] || why+=("the sender reported nothing during the ${cut} s partition")
+    if [[ -n $line ]]; then
+        detect=$(elapsed "$t_cut" "$t_fail")
+        awk -v d="$detect" -v b="$bound" -v s="$slack" 'BEGIN { exit !(d <= b + s) }' \
+            || why+=("the sender took $detect s, more than the bound $bound s + $slack s")
+    fi
+    [[ $rc != 0 ]] || why+=("the sender exited 0 across a ${cut} s partition")
+    grep -qE 'BulkTransferException|RdmaCompletionException|ConnectionClosedException|PEER_GONE|STALLED|went away' "$log" \
+        || why+=("the sender's error is not typed: $(grep -iE 'error|exception' "$log" | head -n 1)")
+    # b's receiver: its watchdog (20 s) or the DREQ that arrives after healing ends the transfer, typed.
+    local deadline=$((SECONDS + 40))
+    while (( $(grep -c 'FAILED' "$LAB_DIR/b-receiver.log") <= receiver_failures_before && SECONDS < deadline )); do
+        sleep 0.5
+    done
+    (( $(grep -c 'FAILED' "$LAB_DIR/b-receiver.log") > receiver_failures_before )) \
+        || why+=("b's receiver did not report the broken transfer within 40 s of healing")
+    local b_line
+    b_line=$(grep 'FAILED' "$LAB_DIR/b-receiver.log" | tail -n 1 | cut -c1-220)
+    # After healing: a new connection works.
+    local log2=$LAB_DIR/partition-after.log rc2=0
+    timeout 300 "$here/run-sample" bulk send $LAB_B_IP -p 7472 --mode push --size 4m --timeout-ms 60000 >"$log2" 2>&1 || rc2=$?
+    { ((rc2 == 0)) && grep -q 'hashes match' "$log2"; } || why+=("a new transfer after healing failed (exit $rc2)")
+    if ((${#why[@]})); then fail "$name" "$(IFS=';'; echo "${why[*]}")"
+    else pass "$name" "sender failed typed $detect s after the cut (bound $bound s): $(cut -c1-200 <<<"${line#* }"); b: ${b_line#* }; new transfer after healing OK"; fi
+}
+
+# Host death: b sends to a's receiver in pull mode (a's receiver READs from b), b is powered off
+# mid-transfer. a's receiver fails that transfer typed within the bound, releases its QP and memory,
+# and serves a new sender. The receiver consumes a chunk every 200 ms (--delay-ms) and then sends FREE:
+# a side learns of a dead peer only from work it posts (RC has no keepalive), and without the delay the
+# receiver, waiting for the slower generating sender's next READY, had nothing posted when b died and
+# only its watchdog noticed (60 s, first runs).
+host_death() {
+    local name=host-death rlog=$LAB_DIR/a-receiver.log pid qp_before mr_before t_killed line t_fail detect why=()
+    "$here/run-sample" bulk receive --host "$RXE_IP" -p 7473 --timeout-ms 60000 --delay-ms 200 > >(stamp >"$rlog") 2>&1 &
+    wait_for "$rlog" 'listening on' 120 >/dev/null || { fail "$name" "a's receiver did not start"; return; }
+    pid=$(pgrep -n -f 'java .*BulkTransfer receive .*-p 7473')
+    # The engine keeps its buffer pool's registrations for the JVM's life: a first local transfer of the
+    # same shape (pull, 1 MiB chunks, window 8) makes them, so the count after b's death must not exceed it.
+    timeout 300 "$here/run-sample" bulk send "$RXE_IP" -p 7473 --mode pull --size 8m --timeout-ms 60000 \
+        >"$LAB_DIR/host-death-warmup.log" 2>&1 || { fail "$name" "the warm-up transfer failed"; return; }
+    mr_before=$(rdma_count mr "$pid")
+    ((mr_before > 0)) || { fail "$name" "no memory registration of the receiver (pid $pid) is listed: cannot check"; return; }
+    b_job death-sender "sample bulk send $LAB_A_IP -p 7473 --mode pull --size 1g --timeout-ms 60000"
+    # b's transfer, not the warm-up's (both log "transfer from")
+    if ! wait_for "$rlog" "transfer from /$LAB_B_IP:" 180 >/dev/null; then fail "$name" "b's sender did not start a transfer"; return; fi
+    sleep 3
+    (( $(rdma_count qp "$pid") > 0 )) \
+        || { fail "$name" "no QP of the receiver (pid $pid) is listed during the transfer: cannot check"; return; }
+    # b dies between the request and the answer; the host kills at once (it polls every 0.1 s), while this
+    # busy VM may see the answer seconds later: time from the request (an upper bound of the detection).
+    local t_asked
+    t_asked=$(now)
+    "$lab_ctl" host kill b >/dev/null
+    t_killed=$(now)
+    line=$(wait_for "$rlog" 'FAILED' 60)
+    [[ -n $line ]] || { fail "$name" "a's receiver reported nothing within 60 s of b's death"; return; }
+    t_fail=${line%% *}
+    detect=$(elapsed "$t_asked" "$t_fail")
+    local detect_min
+    detect_min=$(elapsed "$t_killed" "$t_fail")
+    awk -v d="$detect" -v b="$bound" -v s="$slack" 'BEGIN { exit !(d <= b + s) }' \
+        || why+=("detection took $detect s, more than the bound $bound s + $slack s")
+    grep -qE 'FAILED: .*(PEER_GONE|went away|RETRY_EXC|RdmaCompletionException|ConnectionClosedException)' <<<"$line" \
+        || why+=("untyped failure: $line")
+    sleep 1
+    local qps mrs
+    qps=$(rdma_count qp "$pid")
+    mrs=$(rdma_count mr "$pid")
+    ((qps == 0)) || why+=("$qps QP(s) of the receiver still exist after the failure")
+    ((mrs <= mr_before)) || why+=("the receiver holds $mrs memory registrations, $mr_before before the transfer")
+    # It keeps serving: a sender on a itself (rxe loops back) moves 4 MiB through it.
+    local log2=$LAB_DIR/host-death-after.log rc2=0
+    timeout 300 "$here/run-sample" bulk send $RXE_IP -p 7473 --mode push --size 4m --timeout-ms 60000 >"$log2" 2>&1 || rc2=$?
+    { ((rc2 == 0)) && grep -q 'hashes match' "$log2"; } || why+=("the receiver did not serve a new sender (exit $rc2)")
+    kill "$pid" 2>/dev/null
+    if ((${#why[@]})); then fail "$name" "$(IFS=';'; echo "${why[*]}")"
+    else pass "$name" "a's receiver failed typed $detect_min-$detect s after b died (bound $bound s; QPs left 0, MRs $mrs of $mr_before): $(cut -c1-220 <<<"${line#* }"); served a new sender"; fi
+}
+
+
+# The WebFlux gateway on a, its key-value server on b; b dies. Requests answer within the request timeout
+# (504 while the dead connection still looks open, then 503), health goes DOWN once the connection failed,
+# and when b is back the gateway reconnects (its next request or health check) and serves again. The
+# connect timeout is half the request timeout: with both at 10 s (the defaults) a reconnect attempt to the
+# dead host and the request raced, and requests long after the death still answered 504 (first run).
+gateway_host_death() {
+    local name=gateway-host-death glog=$LAB_DIR/a-gateway.log gw=http://127.0.0.1:8080 why=() code t0 t_killed
+    local timeout_s=${TWO_HOST_GATEWAY_TIMEOUT_S:-10}
+    if [[ ! -s $LAB_DIR/b.pid ]]; then   # b died in host-death: boot it again
+        rm -f "$LAB_DIR/b-kv.log"
+        "$lab_ctl" host boot b >/dev/null || { fail "$name" "cannot boot b again"; return; }
+    fi
+    wait_for "$LAB_DIR/b-kv.log" 'listening' 240 >/dev/null || { fail "$name" "b's key-value server did not start"; return; }
+    TWO_HOST_CP=$TWO_HOST_GATEWAY_CP "$here/run-sample" gateway --reactive-rdma.client.host="$LAB_B_IP" \
+        --reactive-rdma.client.port=7474 --server.address=127.0.0.1 --server.port=8080 \
+        --gateway.request-timeout="${timeout_s}s" --reactive-rdma.client.connect-timeout="$((timeout_s / 2))s" \
+        > >(stamp >"$glog") 2>&1 &
+    local gpid=$! deadline=$((SECONDS + 420))   # Spring under TCG on a loaded host: up to 204 s to start
+    until [[ $(curl -s -m 5 -o /dev/null -w '%{http_code}' "$gw/actuator/health") == 200 ]]; do
+        ((SECONDS < deadline)) || { kill "$gpid"; fail "$name" "the gateway did not become healthy: $(tail -n 3 "$glog" | tr '\n' ' ')"; return; }
+        sleep 2
+    done
+    code=$(curl -s -m 30 -o /dev/null -w '%{http_code}' -X PUT --data-binary 'before' "$gw/kv/k1")
+    [[ $code == 204 ]] || why+=("PUT before the death answered $code")
+    local t_asked
+    t_asked=$(now)
+    "$lab_ctl" host kill b >/dev/null
+    t_killed=$(now)
+    # Requests for bound + slack + 10 s: each must answer within the request timeout (+2 s for HTTP and
+    # emulation), 504 or 503; the last ones 503 and the health DOWN.
+    # Each request is recorded as code@second it was SENT after the kill.
+    local end=$(( SECONDS + ${bound%.*} + slack + 10 )) codes=() slow=() t1 took
+    while ((SECONDS < end)); do
+        t0=$(now)
+        code=$(curl -s -m $((timeout_s + 30)) -o /dev/null -w '%{http_code}' "$gw/kv/k1")
+        t1=$(now); took=$(elapsed "$t0" "$t1")
+        codes+=("$code@$(elapsed "$t_asked" "$t0")s")
+        awk -v d="$took" -v t="$timeout_s" -v s="$slack" 'BEGIN { exit !(d > t + s) }' && slow+=("${took}s")
+        sleep 1
+    done
+    ((${#slow[@]} == 0)) || why+=("request(s) took ${slow[*]}, longer than the request timeout ${timeout_s} s + $slack s")
+    # Once the bound (+ slack) has passed, the connection has failed: every request sent later is 503.
+    local c late_ok=1
+    for c in "${codes[@]}"; do
+        awk -v t="${c#*@}" -v b="$bound" -v s="$slack" 'BEGIN { exit !(t + 0 > b + s) }' && [[ ${c%@*} != 503 ]] && late_ok=0
+    done
+    ((late_ok)) || why+=("a request later than the bound + slack after the death did not answer 503: ${codes[*]}")
+    for c in "${codes[@]}"; do [[ ${c%@*} =~ ^(503|504)$ ]] || why+=("a request after the death answered $c"); done
+    local closed_line
+    closed_line=$(grep -m 1 'connection to the key-value server closed' "$glog")
+    local health
+    health=$(curl -s -m 15 "$gw/actuator/health")
+    [[ $health == *'"kv":{"status":"DOWN"'* || $health == *'"status":"DOWN"'* ]] || why+=("health is not DOWN: ${health:0:200}")
+    # b comes back with an empty key-value server: the gateway reconnects and serves again.
+    rm -f "$LAB_DIR/b-kv.log"
+    "$lab_ctl" host boot b >/dev/null || why+=("cannot boot b again")
+    deadline=$((SECONDS + 240)) code=
+    until [[ $code == 204 ]] || ((SECONDS >= deadline)); do
+        sleep 3
+        code=$(curl -s -m 30 -o /dev/null -w '%{http_code}' -X PUT --data-binary 'after' "$gw/kv/k2")
+    done
+    [[ $code == 204 ]] || why+=("no PUT succeeded within 240 s of booting b again (last: $code)")
+    [[ $(curl -s -m 30 "$gw/kv/k2") == after ]] || why+=("GET after reconnecting did not return the value")
+    kill "$gpid" 2>/dev/null
+    if ((${#why[@]})); then fail "$name" "$(IFS=';'; echo "${why[*]}")"
+    else pass "$name" "connection failed $(elapsed "$t_asked" "${closed_line%% *}") s after b died (bound $bound s); requests: ${codes[*]} (code@seconds after the kill it was sent; request timeout ${timeout_s} s); health DOWN; reconnected after b came back"; fi
+}
+
+tests=${TWO_HOST_TESTS:-"loss-push-1 loss-pull-1 loss-push-3 loss-pull-3 partition-short partition-long host-death gateway-host-death"}
+wait_for "$LAB_DIR/b-receiver.log" 'listening on' 180 >/dev/null || say "b's receiver is not listening yet"
+for t in $tests; do
+    say "== $t at $(date -u +%T)"
+    case $t in
+        loss-push-1) loss_test push 1% 4m ;;
+        loss-pull-1) loss_test pull 1% 4m ;;
+        loss-push-3) loss_test push 3% 4m ;;
+        loss-pull-3) loss_test pull 3% 4m ;;
+        partition-short) partition_short ;;
+        partition-long) partition_long ;;
+        host-death) host_death ;;
+        gateway-host-death) gateway_host_death ;;
+        *) fail "$t" "no such test" ;;
+    esac
+done
+grep -q '^FAIL' "$results" && exit 1
+exit 0

@@ -1,0 +1,25 @@
+#!/bin/bash
+# Host b of scripts/two-host-tests: the servers the driver on a talks to, and a runner for the jobs the
+# driver asks b to start (a sender that dies with b, a key-value server that comes back with b).
+# Runs until rxe-lab powers b off. $TWO_HOST_CP: the samples' class path (built on the host).
+set -uo pipefail
+here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd -P)
+source "$here/common.sh"
+jobs_dir=$LAB_DIR/jobs
+mkdir -p "$jobs_dir"
+
+# The bulk receiver every loss and partition test sends to; its watchdog (20 s) is longer than the RC
+# retry bound, so the transport, not the watchdog, reports a dead link first.
+sample bulk receive --host "$RXE_IP" -p 7472 --timeout-ms 20000 > >(stamp >"$LAB_DIR/b-receiver.log") 2>&1 &
+# The key-value server behind the gateway test.
+sample kv server --host "$RXE_IP" -p 7474 > >(stamp >"$LAB_DIR/b-kv.log") 2>&1 &
+echo "peer: servers started at $(now)" >&2
+
+while :; do
+    for job in "$jobs_dir"/*.job; do
+        [[ -e $job ]] || continue
+        mv "$job" "$job.running"
+        bash "$job.running" > >(stamp >"${job%.job}.log") 2>&1 &
+    done
+    sleep 0.1
+done
