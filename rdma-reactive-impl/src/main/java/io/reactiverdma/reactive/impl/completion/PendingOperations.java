@@ -16,10 +16,9 @@ import java.util.Arrays;
  * operation that holds the slot now. Entries are allocated once, with the table: taking and freeing them
  * allocates nothing.
  *
- * <p>Thread-safety: {@link #acquire}, {@link #free} and {@link #lookup} take the table's lock (short). The
- * entry's fields are set inside {@link #acquire(CompletionTarget, OperationType, Operation, int, long)},
- * under that lock, so the poller's {@code lookup} (same lock, after the post and its completion) sees them:
- * the Java memory model does not order anything through the device.
+ * <p>Not thread-safe, and takes no lock: the table belongs to its CQ's poller thread, which alone posts
+ * (acquire), dispatches completions (lookup) and frees entries, for every connection on the CQ. (After that
+ * thread has ended, the tasks still handed to it run one at a time under the poller's own monitor.)
  */
 public final class PendingOperations {
     private final PendingOperation[] entries;
@@ -45,7 +44,7 @@ public final class PendingOperations {
     }
 
     /** Slots in use. */
-    synchronized int inUse() {
+    int inUse() {
         return entries.length - freeCount;
     }
 
@@ -54,7 +53,7 @@ public final class PendingOperations {
      *
      * @throws IllegalStateException when every slot is in use: the CQ's reservations make that a bug
      */
-    synchronized PendingOperation acquire() {
+    PendingOperation acquire() {
         if (freeCount == 0) {
             throw new IllegalStateException("all " + entries.length + " pending-operation slots are in use");
         }
@@ -64,7 +63,7 @@ public final class PendingOperations {
     }
 
     /** Takes a free entry and fills it, under the table's lock (see the class comment). */
-    public synchronized PendingOperation acquire(CompletionTarget target, OperationType type, Object operation,
+    public PendingOperation acquire(CompletionTarget target, OperationType type, Object operation,
             int receiveIndex, long postedNs) {
         PendingOperation e = acquire();
         e.connection = target;
@@ -76,7 +75,7 @@ public final class PendingOperations {
     }
 
     /** Frees {@code e} if it still holds {@code wrId} (not freed since); returns its operation then, else null. */
-    public synchronized Object freeIfCurrent(PendingOperation e, long wrId) {
+    public Object freeIfCurrent(PendingOperation e, long wrId) {
         if (!e.inUse || e.wrId() != wrId) {
             return null;
         }
@@ -86,7 +85,7 @@ public final class PendingOperations {
     }
 
     /** Clears the entry, bumps its generation and makes its slot free. Freeing a free entry is a bug. */
-    public synchronized void free(PendingOperation e) {
+    public void free(PendingOperation e) {
         if (!e.inUse) {
             throw new IllegalStateException("slot " + e.slot + " freed twice");
         }
@@ -108,22 +107,20 @@ public final class PendingOperations {
             return null;
         }
         PendingOperation e = entries[(int) slot];
-        synchronized (this) {
-            if (!e.inUse || e.generation != generation) {
-                staleCompletions++;
-                return null;
-            }
+        if (!e.inUse || e.generation != generation) {
+            staleCompletions++;
+            return null;
         }
         return e;
     }
 
     /** Completions that named no live entry (stale generation, free slot, or foreign wr_id). */
-    synchronized long staleCompletions() {
+    long staleCompletions() {
         return staleCompletions;
     }
 
     /** The entries in use now (allocates; for close paths and tests). */
-    public synchronized PendingOperation[] snapshotInUse() {
+    public PendingOperation[] snapshotInUse() {
         return Arrays.stream(entries).filter(e -> e.inUse).toArray(PendingOperation[]::new);
     }
 }

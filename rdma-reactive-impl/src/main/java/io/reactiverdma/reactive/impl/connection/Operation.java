@@ -116,7 +116,7 @@ public final class Operation implements Runnable {
     }
 
     /** True the first time only: an operation is signalled once (a late second outcome is ignored). */
-    private synchronized boolean firstSignal() {
+    private boolean firstSignal() {
         if (signalled) {
             return false;
         }
@@ -125,7 +125,7 @@ public final class Operation implements Runnable {
     }
 
     /** Drops the buffer holds; idempotent (the first call wins). */
-    synchronized void releaseHolds() {
+    void releaseHolds() {
         if (holdsReleased) {
             return;
         }
