@@ -106,14 +106,7 @@ public final class ClientConnector {
                     EngineConnection created = connection;
                     created.onDispose().subscribe(null, null, () -> cm.execute(() -> {
                         if (!done) {
-                            RdmaConnectException typed = new RdmaConnectException("connecting to " + destination
-                                    + " failed: the connection closed before it was established",
-                                    ConnectionEvent.Type.CONNECT_ERROR, 0, null);
-                            Throwable cause = created.closeCause();
-                            if (cause != null) {
-                                typed.initCause(cause);
-                            }
-                            fail(typed);
+                            fail(closedBeforeHandOver(created));
                         }
                     }));
                     early.forEach(connection::emit);
@@ -133,7 +126,7 @@ public final class ClientConnector {
                         } else {
                             c.dispose(); // the subscriber cancelled while this was under way
                         }
-                    }));
+                    }), () -> signal(() -> sink.error(closedBeforeHandOver(c))));
                 }
                 default -> {
                     if (e.type() == CmEventType.DEVICE_REMOVAL) {
@@ -149,6 +142,17 @@ public final class ClientConnector {
         } catch (RuntimeException ex) {
             fail(ex instanceof RdmaException ? ex : stepFailed(e.type(), ex));
         }
+    }
+
+    private RdmaConnectException closedBeforeHandOver(EngineConnection c) {
+        RdmaConnectException typed = new RdmaConnectException("connecting to " + destination
+                + " failed: the connection closed before it was established", ConnectionEvent.Type.CONNECT_ERROR,
+                0, null);
+        Throwable cause = c.closeCause();
+        if (cause != null) {
+            typed.initCause(cause);
+        }
+        return typed;
     }
 
     /** rdma_cm thread: the connect timeout, unless ESTABLISHED or a failure came first. */

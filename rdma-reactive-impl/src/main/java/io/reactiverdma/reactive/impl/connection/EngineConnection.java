@@ -195,7 +195,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     public void onCmEvent(io.reactiverdma.reactive.impl.verbs.CmEventInfo e) {
         emit(new ConnectionEvent(CmEvents.map(e.type()), e.status(), e.privateDataTrimmed(), remoteAddress));
         switch (e.type()) {
-            case ESTABLISHED -> established(null);
+            case ESTABLISHED -> established(null, null);
             case DISCONNECTED -> closeFromAnyThread(null);
             case DEVICE_REMOVAL -> {
                 closeFromAnyThread(new ConnectionClosedException(description + ": the RDMA device was removed"));
@@ -208,8 +208,11 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         }
     }
 
-    /** The connection is up: post what waited for it, then run {@code then} (on the poller thread). */
-    public void established(Runnable then) {
+    /**
+     * The connection is up: post what waited for it, then run {@code then} (on the poller thread); if it
+     * started closing before this ran, run {@code closedMeanwhile} instead.
+     */
+    public void established(Runnable then, Runnable closedMeanwhile) {
         poller.run(() -> {
             if (state == State.CONNECTING) {
                 state = State.ESTABLISHED;
@@ -217,8 +220,12 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
                 receive.post();
                 send.maybeAdvertise();
             }
-            if (then != null) {
-                then.run();
+            if (state == State.ESTABLISHED) {
+                if (then != null) {
+                    then.run();
+                }
+            } else if (closedMeanwhile != null) {
+                closedMeanwhile.run(); // closing already (its poller failed, the peer went away): no hand-over
             }
         });
     }
