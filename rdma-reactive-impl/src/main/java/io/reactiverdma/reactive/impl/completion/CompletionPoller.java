@@ -21,7 +21,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@link #inPollerThread()}).
  *
  * <p>Its duty cycle is {@link #doWork()}: poll a batch, run handed-over tasks, re-read the credit words of
- * connections waiting for credits; it returns the work done, and the idle strategy decides what to do with
+ * connections waiting for credits, then let every connection that has work ready post it, as one chained
+ * post per connection (doorbell batching: what one cycle's completions and tasks made ready goes to the
+ * device in one {@code ibv_post_send}); it returns the work done, and the idle strategy decides what to do with
  * zero. Event-driven idling arms the CQ, polls once more (a completion between the last poll and the arming
  * raises no event) and sleeps on the completion channel until an event or a {@link #execute wake-up}.
  *
@@ -57,6 +59,8 @@ public final class CompletionPoller implements CompletionQueue.Handler {
     private final Queue<PollerClient> newCreditWaiters = Queues.<PollerClient>unboundedMultiproducer().get();
     /** Poller-thread only. */
     private final ArrayList<PollerClient> creditWaiters = new ArrayList<>();
+    /** Clients with work ready to post at the end of this cycle (poller-thread only). */
+    private final ArrayList<PollerClient> flushes = new ArrayList<>();
     private final java.util.Set<PollerClient> clients = ConcurrentHashMap.newKeySet();
     private final Thread thread;
     private volatile boolean running = true;
@@ -143,6 +147,14 @@ public final class CompletionPoller implements CompletionQueue.Handler {
         clients.remove(client);
     }
 
+    /**
+     * {@code client} has work ready to post: its {@link PollerClient#flush()} runs at the end of this duty
+     * cycle (once, however often it was requested: the client keeps its own flag). Poller thread only.
+     */
+    public void requestFlush(PollerClient client) {
+        flushes.add(client);
+    }
+
     /** {@code client} waits for credits: re-check it every cycle until it says otherwise. */
     public void awaitCredits(PollerClient client) {
         newCreditWaiters.offer(client);
@@ -185,7 +197,27 @@ public final class CompletionPoller implements CompletionQueue.Handler {
         if (failure == null) {
             work += checkCreditWaiters();
         }
+        work += flushClients();
         return work;
+    }
+
+    /**
+     * Lets every client that has work ready post it, each as one chain. A flush may make more ready (a
+     * stream's upstream answering a request on this thread): such a client is added again and flushed in
+     * the same pass.
+     */
+    private int flushClients() {
+        int posted = 0;
+        for (int i = 0; i < flushes.size(); i++) {
+            PollerClient c = flushes.get(i);
+            try {
+                posted += c.flush();
+            } catch (Throwable t) {
+                EngineLog.error("completion poller " + name + ": posting the work of " + c + " failed", t);
+            }
+        }
+        flushes.clear();
+        return posted;
     }
 
     private void run() {
@@ -245,7 +277,7 @@ public final class CompletionPoller implements CompletionQueue.Handler {
                 metrics.pollBatch(n);
                 return;
             }
-            if (!tasks.isEmpty() || !newCreditWaiters.isEmpty() || !running) {
+            if (!tasks.isEmpty() || !newCreditWaiters.isEmpty() || !flushes.isEmpty() || !running) {
                 return;
             }
             cq.await(MAX_SLEEP_NS);

@@ -77,6 +77,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     /** Written on the poller thread only; volatile because refusals on a subscriber's thread name it too. */
     private volatile Throwable closeCause;
     private boolean releasing;
+    /** A flush is requested for the end of the poller's cycle (see {@link #flush()}). */
+    private boolean flushRequested;
     private java.util.concurrent.ScheduledFuture<?> drainWatchdog;
 
     /** Sees every event of this connection (the server forwards them to its own flux). */
@@ -102,9 +104,10 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         this.flow = new FlowControl(config.option(RdmaOption.SEND_QUEUE_DEPTH), config.option(RdmaOption.RECEIVE_QUEUE_DEPTH));
         PendingOperations pending = resources.cq.pending;
         this.send = new SendQueue(description, resources.qp, pending, this, poller, this, flow, resources.creditWord,
-                resources.inlineLimit, metrics, this::closedError);
+                resources.inlineLimit, config.option(RdmaOption.SEND_QUEUE_DEPTH),
+                config.option(RdmaOption.SIGNAL_INTERVAL), metrics, this::requestFlush, this::close, this::closedError);
         this.receive = new ReceiveQueue(description, resources.qp, pending, this, poller, flow, metrics,
-                resources.receiveBuffers, config.option(RdmaOption.RECEIVE_BUFFER_SIZE), send::maybeAdvertise,
+                resources.receiveBuffers, config.option(RdmaOption.RECEIVE_BUFFER_SIZE), this::requestFlush,
                 e -> close(new RdmaException(description + ": ibv_post_recv failed: " + e.getMessage(), e)));
         metrics.connections(1);
         device.register(resources.qp.qpNum(), this::queuePairFailed);
@@ -216,9 +219,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         poller.run(() -> {
             if (state == State.CONNECTING) {
                 state = State.ESTABLISHED;
-                send.established();
-                receive.post();
-                send.maybeAdvertise();
+                send.established(); // the flush at the end of this cycle posts receives, credits and sends
             }
             if (state == State.ESTABLISHED) {
                 if (then != null) {
@@ -248,13 +249,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     @Override
     public void onCompletion(PendingOperation p, int status, int opcode, int vendorErr, int byteLen, int imm, int wcFlags) {
         OperationType type = p.type;
-        Operation op = (Operation) p.operation;
-        int receiveIndex = p.receiveIndex;
-        long latencyNs = System.nanoTime() - p.postedNs;
-        resources.cq.pending.free(p);
         boolean success = status == WcStatus.SUCCESS.value();
         boolean flushed = status == WcStatus.WR_FLUSH_ERR.value();
-        metrics.outstanding(-1);
         RdmaCompletionException failure = null;
         if (!success && !flushed) {
             failure = new RdmaCompletionException(type, status, WcStatus.of(status).name(), vendorErr, description);
@@ -264,15 +260,14 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
             }
         }
         if (type == OperationType.RECEIVE) {
+            int receiveIndex = p.receiveIndex;
+            long latencyNs = System.nanoTime() - p.postedNs;
+            resources.cq.pending.free(p);
+            metrics.outstanding(-1);
             metrics.completed(type, success, flushed, latencyNs, success ? byteLen : 0);
             receive.completed(receiveIndex, success, opcode, byteLen, imm, wcFlags);
         } else {
-            metrics.completed(type, success, flushed, latencyNs, success && op != null ? op.length : 0);
-            if (type == OperationType.CREDIT_UPDATE) {
-                send.creditUpdateCompleted();
-            } else {
-                send.completed(op, success, flushed, failure);
-            }
+            send.completed(p, success, flushed, failure); // and the unsignalled requests posted before it
         }
         if (failure != null) {
             close(failure);
@@ -282,11 +277,35 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
 
     @Override
     public void completionHandlingFailed(PendingOperation p, long wrId, Throwable error) {
-        Operation op = (Operation) resources.cq.pending.freeIfCurrent(p, wrId);
-        if (op != null) {
-            op.fail(new RdmaException("handling the completion failed: " + error, error));
+        // A send entry is finished by the send queue's ring walk (or by the close's flush or abandonment),
+        // never freed here: the ring still holds it. A receive entry may still be in use.
+        if (p.type == OperationType.RECEIVE) {
+            resources.cq.pending.freeIfCurrent(p, wrId);
         }
         close(new RdmaException(description + ": handling a completion failed: " + error, error));
+    }
+
+    /** Poller thread: the send or receive queue has work for the end of this cycle. */
+    private void requestFlush() {
+        if (!flushRequested) {
+            flushRequested = true;
+            poller.requestFlush(this);
+        }
+    }
+
+    /**
+     * Poller thread, end of a duty cycle: receives for new demand and returned buffers as one
+     * {@code ibv_post_recv}, then the credit update (if due) and every ready send-queue request as one
+     * {@code ibv_post_send}.
+     */
+    @Override
+    public int flush() {
+        flushRequested = false;
+        if (state != State.ESTABLISHED) {
+            return 0;
+        }
+        receive.post();
+        return send.flush();
     }
 
     @Override
@@ -392,13 +411,10 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
 
     /** Poller thread, after the QP and the id are gone. */
     private void finish() {
+        send.abandonPosted();
         for (PendingOperation p : resources.cq.pending.snapshotInUse()) {
-            if (p.connection == this) {
-                if (p.type == OperationType.RECEIVE) {
-                    receive.abandonPosted(p);
-                } else {
-                    send.abandonPosted(p);
-                }
+            if (p.connection == this && p.type == OperationType.RECEIVE) {
+                receive.abandonPosted(p);
             }
         }
         state = State.CLOSED;

@@ -74,9 +74,10 @@ public final class Operation implements Runnable {
     }
 
     /**
-     * Adds this operation's work request to {@code wr} (signaled; inline when it is a SEND, SEND_WITH_IMM or
-     * WRITE of 1..{@code inlineLimit} bytes) and returns whether it is inline: then the device copies the
-     * bytes at post time and the buffer is free once the post returned.
+     * Adds this operation's work request to {@code wr} (unsignalled: the send queue decides which requests
+     * of a chain are signalled; inline when it is a SEND, SEND_WITH_IMM or WRITE of 1..{@code inlineLimit}
+     * bytes) and returns whether it is inline: then the device copies the bytes at post time and the buffer
+     * is free once the post returned.
      */
     boolean writeWorkRequest(SendWorkRequests wr, long wrId, int inlineLimit) {
         WrOpcode opcode = switch (type) {
@@ -91,7 +92,7 @@ public final class Operation implements Runnable {
         };
         boolean inline = (type == OperationType.SEND || type == OperationType.SEND_WITH_IMMEDIATE
                 || type == OperationType.WRITE) && length <= inlineLimit && length > 0;
-        int i = wr.add(wrId, opcode, SendFlags.SIGNALED | (inline ? SendFlags.INLINE : 0));
+        int i = wr.add(wrId, opcode, inline ? SendFlags.INLINE : 0);
         if (length > 0) {
             wr.sge(i, local.address(), length, local.lkey());
         }

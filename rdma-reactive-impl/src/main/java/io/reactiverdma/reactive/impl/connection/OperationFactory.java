@@ -64,12 +64,25 @@ final class OperationFactory {
         }).then().transform(this::onCallbacks);
     }
 
+    /**
+     * The streaming path (see {@link StreamingSend}): one subscriber and one staging area for the whole
+     * stream, sized to the send queue's depth (fewer slots when the peer's receive buffers are so large that
+     * they would not fit one pooled buffer).
+     */
     Mono<Void> send(Publisher<ByteBuffer> messages) {
         Objects.requireNonNull(messages, "messages");
-        // flatMap with concurrency = the send queue depth: upstream is asked for one more message per
-        // completed send, so at most SEND_QUEUE_DEPTH are in flight or waiting (for a slot or a credit).
-        // Inner sends subscribe in arrival order, so they are posted in order.
-        return Flux.from(messages).flatMap(b -> sendCopy(OperationType.SEND, b, 0), connection.sendDepth(), 1).then();
+        return Mono.<Void>create(sink -> {
+            refuseIfClosed();
+            int max = connection.maxMessageSize();
+            int slotSize = Math.max(1, Math.min(max, pool.maxAllocationSize()));
+            int window = Math.max(1, Math.min(connection.sendDepth(), pool.maxAllocationSize() / slotSize));
+            EngineBuffer staging = pool.allocatePooled(window * slotSize);
+            staging.retain();
+            StreamingSend stream = new StreamingSend(connection.send, connection.poller, sink, staging, slotSize,
+                    window, max, owner);
+            sink.onCancel(stream::cancel);
+            Flux.from(messages).subscribe(stream);
+        }).transform(this::onCallbacks);
     }
 
     Mono<Void> oneSided(OperationType type, RegisteredBuffer local, RemoteRegion remote, int immediate) {

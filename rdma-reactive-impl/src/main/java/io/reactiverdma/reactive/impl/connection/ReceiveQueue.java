@@ -48,8 +48,11 @@ final class ReceiveQueue {
     private final ReceiveWorkRequests wr;
     private final PendingOperation[] batch;
     private final ArrayDeque<EngineMessage> undelivered = new ArrayDeque<>();
-    /** After receives were posted or a buffer came back: this side may owe the peer a credit update. */
-    private final Runnable afterPost;
+    /**
+     * Asks the poller for the connection's flush at the end of its cycle: receives for new demand or
+     * returned buffers are posted there, once per cycle as one chain, and a credit update follows if due.
+     */
+    private final Runnable flushRequest;
     /** A refused post: the connection cannot go on. */
     private final Consumer<Throwable> postFailed;
     private FluxSink<RdmaMessage> sink;
@@ -62,7 +65,7 @@ final class ReceiveQueue {
 
     ReceiveQueue(String description, QueuePair qp, PendingOperations pending, CompletionTarget target,
             CompletionPoller poller, FlowControl flow, EngineMetrics metrics, EngineBuffer[] buffers, int bufferSize,
-            Runnable afterPost, Consumer<Throwable> postFailed) {
+            Runnable flushRequest, Consumer<Throwable> postFailed) {
         this.description = description;
         this.qp = qp;
         this.pending = pending;
@@ -72,7 +75,7 @@ final class ReceiveQueue {
         this.metrics = metrics;
         this.buffers = buffers;
         this.bufferSize = bufferSize;
-        this.afterPost = afterPost;
+        this.flushRequest = flushRequest;
         this.postFailed = postFailed;
         int depth = buffers.length;
         this.generations = new int[depth];
@@ -111,8 +114,7 @@ final class ReceiveQueue {
             return;
         }
         flow.request(n);
-        post();
-        afterPost.run();
+        flushRequest.run();
         deliver();
     }
 
@@ -132,7 +134,7 @@ final class ReceiveQueue {
         }
     }
 
-    /** Posts receives for the demand not covered yet, into free buffers, as one chain. */
+    /** Posts receives for the demand not covered yet, into free buffers, as one chain (once per poller cycle). */
     void post() {
         if (closing) {
             return;
@@ -196,7 +198,7 @@ final class ReceiveQueue {
         int length = opcode == WcOpcode.RECV_RDMA_WITH_IMM.value() ? 0 : byteLen;
         undelivered.add(new EngineMessage(this, buffers[index], index, generations[index], length,
                 (wcFlags & WcFlags.WITH_IMM) != 0, imm));
-        afterPost.run();
+        flushRequest.run(); // the peer may be short of credits now (see FlowControl)
         deliver();
     }
 
@@ -224,8 +226,7 @@ final class ReceiveQueue {
             return;
         }
         free[freeCount++] = m.index;
-        post();
-        afterPost.run();
+        flushRequest.run();
     }
 
     /** Hands messages to the subscriber as far as its demand goes; completes it once finished and empty. */

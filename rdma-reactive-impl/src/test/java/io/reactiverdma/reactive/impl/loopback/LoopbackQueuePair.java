@@ -103,10 +103,37 @@ public final class LoopbackQueuePair implements QueuePair {
                 errno, index, null);
     }
 
+    /** Counters for tests of doorbell batching and selective signalling (fabric lock). */
+    private long sendPostCalls;
+    private long sendRequestsPosted;
+    long signalledSendCompletions;
+
+    /** {@code ibv_post_send} calls on this QP (refused ones included). */
+    public long sendPostCalls() {
+        synchronized (stack.lock) {
+            return sendPostCalls;
+        }
+    }
+
+    /** Send work requests the QP took. */
+    public long sendRequestsPosted() {
+        synchronized (stack.lock) {
+            return sendRequestsPosted;
+        }
+    }
+
+    /** Successful send-queue requests that gave a completion (signalled ones). */
+    public long signalledSendCompletions() {
+        synchronized (stack.lock) {
+            return signalledSendCompletions;
+        }
+    }
+
     @Override
     public void postSend(SendWorkRequests chain) {
         int posted = 0;
         synchronized (stack.lock) {
+            sendPostCalls++;
             try {
                 if (state == State.DESTROYED) {
                     throw refused("ibv_post_send", Errnos.EINVAL, 0, "the QP " + qpNum + " was destroyed");
@@ -119,6 +146,7 @@ public final class LoopbackQueuePair implements QueuePair {
                     sq.add(validate(chain, i));
                     pd.device.resources.outstanding(1);
                     posted++;
+                    sendRequestsPosted++;
                 }
             } finally {
                 if (posted > 0) {

@@ -126,6 +126,7 @@ final class LoopbackWire {
             qp.rnrAttempts = 0;
             qp.retryAttempts = 0;
             if (w.signaled()) {
+                qp.signalledSendCompletions++;
                 complete(qp, w.wrId(), WcStatus.SUCCESS, sendOpcode(w.opcode()), r.byteLen, 0, 0);
             } else {
                 qp.pd.device.resources.outstanding(-1);
