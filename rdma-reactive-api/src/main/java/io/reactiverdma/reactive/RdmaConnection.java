@@ -47,6 +47,36 @@ public interface RdmaConnection extends Disposable {
     Flux<RdmaMessage> receive();
 
     /**
+     * The peer's messages, decoded as they arrive, without a message handle per message: {@code decoder} is
+     * called once per message, in order, with a message that is valid only during the call (its
+     * {@link RdmaMessage#data()} is a read-only view of the receive buffer, which is reposted as soon as the
+     * decoder returns: copy what you need, keep nothing of the message; using it afterwards throws
+     * {@link InvalidRequestException} {@code BUFFER_RELEASED}; {@link RdmaMessage#release()} does nothing).
+     * Emits what {@code decoder} returns. Demand, ordering, completion, errors, the single subscriber and
+     * cancellation are as for {@link #receive()}; receives are posted only for demand, and buffers come back
+     * without any release by the application. A decoder that throws, or returns null, fails the
+     * {@code Flux} with that error (the message's buffer is taken back). The engine calls the decoder on the
+     * connection's poller thread: it must not block. This is the allocation-free way to consume a stream
+     * of messages: the engine creates nothing per message (with a callback scheduler configured, one task
+     * per message hands the result over).
+     *
+     * <p>The default implementation, for other transports, decodes each {@link #receive()} message and
+     * releases it.
+     *
+     * @throws NullPointerException when {@code decoder} is null
+     */
+    default <T> Flux<T> receive(java.util.function.Function<? super RdmaMessage, ? extends T> decoder) {
+        java.util.Objects.requireNonNull(decoder, "decoder");
+        return receive().map(m -> {
+            try {
+                return decoder.apply(m);
+            } finally {
+                m.release();
+            }
+        });
+    }
+
+    /**
      * Sends {@code data} (from its position to its limit, not changed) as one message. The bytes are copied
      * (inline or into a pooled registered buffer) when the {@code Mono} is subscribed: the caller may reuse
      * {@code data} after subscribing.

@@ -58,6 +58,10 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@link #pipelinedSends}: {@value #PIPELINE} {@code send(RegisteredBuffer)} in flight at once
  *       ({@code Flux.range(0, 64).flatMap(i -> send(buf), 64)}), waited for together: the cost per message
  *       when the pollers and the device stay busy (credits and send slots pace it; the score is per message).</li>
+ *   <li>{@link #streamingSend}: {@value #STREAM} messages of {@value #MESSAGE_SIZE} bytes through one
+ *       {@code send(Publisher)} (the streaming path: copied into the stream's registered staging slots on the
+ *       caller's thread, posted in chains, one in {@code SIGNAL_INTERVAL} signalled), waited for together; the
+ *       score is per message.</li>
  *   <li>{@link #write64}: one RDMA WRITE of {@value #MESSAGE_SIZE} bytes into a region the server registered
  *       for remote writes (one-sided: no receive, no credit at the server), subscribed and waited for.</li>
  * </ul>
@@ -84,6 +88,8 @@ public class LoopbackEngineBenchmark {
     static final int MESSAGE_SIZE = 64;
     /** Sends in flight at once in {@link #pipelinedSends} (the server's default receive depth). */
     static final int PIPELINE = 64;
+    /** Messages per {@link #streamingSend} invocation. */
+    static final int STREAM = 4096;
 
     /** Both sides' {@link RdmaOption#IDLE_STRATEGY}: {@code busySpin} or the default {@code eventDriven}. */
     @Param({"busySpin", "eventDriven"})
@@ -97,6 +103,7 @@ public class LoopbackEngineBenchmark {
     private RegisteredBuffer exposed;
     private RemoteRegion region;
     private Mono<Void> pipeline;
+    private Mono<Void> stream;
 
     @Setup(Level.Trial)
     public void connect() {
@@ -135,6 +142,10 @@ public class LoopbackEngineBenchmark {
         RdmaConnection c = client;
         RegisteredBuffer b = registered;
         pipeline = Flux.range(0, PIPELINE).flatMap(i -> c.send(b), PIPELINE).then();
+        // The same heap buffer STREAM times, from an array: the upstream itself allocates nothing per message.
+        ByteBuffer[] messages = new ByteBuffer[STREAM];
+        java.util.Arrays.fill(messages, heap);
+        stream = c.send(Flux.fromArray(messages));
     }
 
     @TearDown(Level.Trial)
@@ -173,6 +184,13 @@ public class LoopbackEngineBenchmark {
     @OperationsPerInvocation(PIPELINE)
     public void pipelinedSends() {
         pipeline.block(WAIT);
+    }
+
+    /** {@value #STREAM} messages through one {@code send(Publisher)}: the score is per message. */
+    @Benchmark
+    @OperationsPerInvocation(STREAM)
+    public void streamingSend() {
+        stream.block(WAIT);
     }
 
     @Benchmark

@@ -56,7 +56,6 @@ public final class CompletionPoller implements CompletionQueue.Handler {
     private final IdleStrategy creditWaitIdle = new IdleStrategy.Backoff(20, 5, 1_000, 100_000);
     private final EngineMetrics metrics;
     private final Queue<Runnable> tasks = Queues.<Runnable>unboundedMultiproducer().get();
-    private final Queue<PollerClient> newCreditWaiters = Queues.<PollerClient>unboundedMultiproducer().get();
     /** Poller-thread only. */
     private final ArrayList<PollerClient> creditWaiters = new ArrayList<>();
     /** Clients with work ready to post at the end of this cycle (poller-thread only). */
@@ -155,10 +154,14 @@ public final class CompletionPoller implements CompletionQueue.Handler {
         flushes.add(client);
     }
 
-    /** {@code client} waits for credits: re-check it every cycle until it says otherwise. */
+    /**
+     * {@code client} waits for credits: re-check it every cycle until it says otherwise. Poller thread only
+     * (a connection's send queue registers itself while it posts), so it is a plain list: no allocation.
+     */
     public void awaitCredits(PollerClient client) {
-        newCreditWaiters.offer(client);
-        wake();
+        if (!creditWaiters.contains(client)) {
+            creditWaiters.add(client);
+        }
     }
 
     /**
@@ -277,7 +280,7 @@ public final class CompletionPoller implements CompletionQueue.Handler {
                 metrics.pollBatch(n);
                 return;
             }
-            if (!tasks.isEmpty() || !newCreditWaiters.isEmpty() || !flushes.isEmpty() || !running) {
+            if (!tasks.isEmpty() || !flushes.isEmpty() || !running) {
                 return;
             }
             cq.await(MAX_SLEEP_NS);
@@ -295,7 +298,6 @@ public final class CompletionPoller implements CompletionQueue.Handler {
         EngineLog.error("completion poller " + name + " failed; failing its " + clients.size()
                 + " connections (its tasks still run)", cause);
         creditWaiters.clear();
-        newCreditWaiters.clear();
         for (PollerClient c : clients.toArray(PollerClient[]::new)) {
             try {
                 c.pollerFailed(cause);
@@ -320,12 +322,6 @@ public final class CompletionPoller implements CompletionQueue.Handler {
     }
 
     private int checkCreditWaiters() {
-        PollerClient c;
-        while ((c = newCreditWaiters.poll()) != null) {
-            if (!creditWaiters.contains(c)) {
-                creditWaiters.add(c);
-            }
-        }
         int progressed = 0;
         for (int i = creditWaiters.size() - 1; i >= 0; i--) {
             PollerClient w = creditWaiters.get(i);

@@ -63,6 +63,12 @@ public final class ConnectionHandle implements RdmaConnection {
     }
 
     @Override
+    public <T> Flux<T> receive(java.util.function.Function<? super RdmaMessage, ? extends T> decoder) {
+        java.util.Objects.requireNonNull(decoder, "decoder");
+        return operations.receive(core.receive, decoder);
+    }
+
+    @Override
     public Mono<Void> send(ByteBuffer data) {
         return operations.sendCopy(OperationType.SEND, data, 0);
     }

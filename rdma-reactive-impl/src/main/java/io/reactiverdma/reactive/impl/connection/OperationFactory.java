@@ -19,6 +19,7 @@ import reactor.core.scheduler.Scheduler;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * The {@code Mono}s and the {@code Flux} of one connection's operations. Each is lazy: on subscription,
@@ -124,9 +125,18 @@ final class OperationFactory {
      * posts receives for the demand only and delivers (there, or on the callback scheduler's worker).
      */
     Flux<RdmaMessage> receive(ReceiveQueue queue) {
+        return this.<RdmaMessage>receive(queue, null)
+                // Messages dropped after a cancel (a delivery already handed to the callback worker) give
+                // their buffers back. Operators after this one discard into the subscriber's own hooks: the
+                // docs ask users to release there too; a second release of a message does nothing.
+                .doOnDiscard(EngineMessage.class, EngineMessage::release);
+    }
+
+    /** {@code receive(decoder)}: each message is lent to {@code decoder} on the poller thread. */
+    <T> Flux<T> receive(ReceiveQueue queue, Function<? super RdmaMessage, ? extends T> decoder) {
         CompletionPoller poller = connection.poller;
-        return Flux.<RdmaMessage>create(sink -> {
-            poller.run(() -> queue.subscribe(sink, callbacks));
+        return Flux.<Object>create(sink -> {
+            poller.run(() -> queue.subscribe(sink, decoder, callbacks));
             Object holder = owner;
             sink.onRequest(n -> poller.run(() -> queue.request(sink, n)));
             sink.onCancel(() -> {
@@ -134,11 +144,12 @@ final class OperationFactory {
                 // The subscription (held by the receive queue while it lasts) keeps the owner reachable.
                 Reference.reachabilityFence(holder);
             });
-        }, FluxSink.OverflowStrategy.ERROR)
-                // Messages dropped after a cancel (a delivery already handed to the callback worker) give
-                // their buffers back. Operators after this one discard into the subscriber's own hooks: the
-                // docs ask users to release there too; a second release of a message does nothing.
-                .doOnDiscard(EngineMessage.class, EngineMessage::release);
+        }, FluxSink.OverflowStrategy.ERROR).map(OperationFactory::<T>cast);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T cast(Object o) {
+        return (T) o;
     }
 
     /** Hands the operation to the poller thread; a cancel is handed over too (it removes a queued one). */

@@ -42,11 +42,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Doorbell batching, selective signalling and the streaming send path, through the public API on the
+ * Doorbell batching, selective signalling, the streaming send path and the decoding receive, through the public API on the
  * loopback device, whose QPs count {@code ibv_post_send} calls and signalled completions.
  */
 @Timeout(60)
-class SendBatchingTest {
+class BatchingAndStreamingTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
 
     private final LoopbackStack stack = LoopbackStack.create();
@@ -262,6 +262,53 @@ class SendBatchingTest {
         StepVerifier.create(client.send(upstream.asFlux()))
                 .then(client::dispose)
                 .expectError(ConnectionClosedException.class)
+                .verify(WAIT);
+    }
+
+    @Test
+    void receiveWithADecoderLendsEachMessageOnceInOrderAndTakesItsBufferBack() {
+        RdmaConnection client = connect();
+        RdmaConnection srv = serverSide();
+        int n = 1000; // far more than the 64 receive buffers: they must come back without any release
+        List<RdmaMessage> kept = new CopyOnWriteArrayList<>();
+        Flux<Integer> decoded = srv.receive(m -> {
+            kept.add(m);
+            return m.data().getInt(0);
+        });
+        StepVerifier.create(decoded.take(n).collectList()
+                        .zipWith(client.send(Flux.range(0, n).map(i -> message(i, 32))).then(Mono.just(true))))
+                .assertNext(t -> {
+                    for (int i = 0; i < n; i++) {
+                        assertEquals(i, t.getT1().get(i));
+                    }
+                })
+                .expectComplete()
+                .verify(WAIT);
+        // The lent message is one flyweight, and it is dead outside the decoder's call.
+        InvalidRequestException e = org.junit.jupiter.api.Assertions.assertThrows(InvalidRequestException.class,
+                () -> kept.get(0).data());
+        assertEquals(InvalidRequestException.Reason.BUFFER_RELEASED, e.reason());
+        assertTrue(kept.stream().distinct().count() == 1, "one flyweight for every message");
+    }
+
+    @Test
+    void aDecoderThatThrowsFailsTheFluxAndTheNextSubscriberGetsTheRest() {
+        RdmaConnection client = connect();
+        RdmaConnection srv = serverSide();
+        IllegalStateException boom = new IllegalStateException("bad message");
+        StepVerifier.create(srv.receive(m -> {
+                    if (m.data().getInt(0) == 2) {
+                        throw boom;
+                    }
+                    return m.data().getInt(0);
+                }))
+                .then(() -> client.send(Flux.range(0, 5).map(i -> message(i, 8))).subscribe())
+                .expectNext(0, 1)
+                .expectErrorMatches(t -> t == boom)
+                .verify(WAIT);
+        StepVerifier.create(srv.receive(m -> m.data().getInt(0)).take(2))
+                .expectNext(3, 4)
+                .expectComplete()
                 .verify(WAIT);
     }
 
