@@ -37,8 +37,9 @@ import java.util.concurrent.TimeUnit;
  * client engine on one loopback stack (so each side has its own completion queues and pollers, as two hosts
  * would), connected once per trial with the default options (credit flow control on, 64-byte
  * {@code MAX_INLINE_DATA}, shared CQs) and the idle strategy of {@link #idle} on both sides. The server's
- * connection handler subscribes to {@code receive()} and releases every message at once, so its receives
- * are reposted and its credits returned as fast as the engine can.
+ * connection handler subscribes to {@code receive()} and releases every message at once, or (with
+ * {@link #receiver} {@code decode}) to {@code receive(decoder)}, so its receives are reposted and its credits
+ * returned as fast as the engine can.
  *
  * <p>Only public entry points are used ({@code new RdmaEngine(LoopbackStack)}, {@code bind}, {@code connect},
  * the {@link RdmaConnection} operations), so the same file runs on the engine before and after the
@@ -95,6 +96,13 @@ public class LoopbackEngineBenchmark {
     @Param({"busySpin", "eventDriven"})
     public String idle;
 
+    /**
+     * How the server consumes: {@code release} ({@code receive()}, each message released at once) or
+     * {@code decode} ({@code receive(decoder)}, no message handle: the allocation-free receive path).
+     */
+    @Param({"release", "decode"})
+    public String receiver;
+
     private LoopbackStack stack;
     private DisposableRdmaServer server;
     private RdmaConnection client;
@@ -118,8 +126,17 @@ public class LoopbackEngineBenchmark {
         RdmaTransportConfig config = RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0)
                 .withOption(RdmaOption.IDLE_STRATEGY, strategy);
         Sinks.One<RdmaConnection> accepted = Sinks.one();
+        boolean decode = switch (receiver) {
+            case "release" -> false;
+            case "decode" -> true;
+            default -> throw new IllegalArgumentException("receiver: " + receiver);
+        };
         server = serverEngine.bind(config, c -> {
-            c.receive().subscribe(RdmaMessage::release, e -> { });
+            if (decode) {
+                c.receive(RdmaMessage::length).subscribe(length -> { }, e -> { }); // 64: a cached Integer
+            } else {
+                c.receive().subscribe(RdmaMessage::release, e -> { });
+            }
             accepted.tryEmitValue(c);
             return c.onDispose();
         }).block(WAIT);
