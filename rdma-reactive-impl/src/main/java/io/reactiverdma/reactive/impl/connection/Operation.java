@@ -6,6 +6,8 @@ import io.reactiverdma.reactive.OperationType;
 import io.reactiverdma.verbs.SendFlags;
 import io.reactiverdma.verbs.SendWorkRequests;
 import io.reactiverdma.verbs.WrOpcode;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.MonoSink;
 
 /**
@@ -13,9 +15,12 @@ import reactor.core.publisher.MonoSink;
  * to signal. Holds are taken when it is created and dropped exactly once ({@link #releaseHolds()}), after
  * its completion or flush, or when it is refused or cancelled before being posted.
  */
-public final class Operation implements Runnable {
+public final class Operation implements Runnable, Subscription {
     final OperationType type;
+    /** Where an atomic's result goes (null for the operations of an {@link OperationMono}). */
     final MonoSink<Object> sink;
+    /** The subscriber of an {@link OperationMono}: this operation is its subscription (null with a sink). */
+    private CoreSubscriber<? super Void> subscriber;
     /** The local data (source of a send/WRITE, target of a READ, atomic result word); held. */
     final EngineBuffer local;
     /** Whether the local buffer is the engine's own copy (released, not just unheld, when done). */
@@ -51,6 +56,27 @@ public final class Operation implements Runnable {
         this.compareAdd = compareAdd;
         this.swap = swap;
         this.immediate = immediate;
+    }
+
+    void subscriber(CoreSubscriber<? super Void> s) {
+        this.subscriber = s;
+    }
+
+    /** Nothing to request: the operation runs once subscribed, and a {@code Mono<Void>} emits no value. */
+    @Override
+    public void request(long n) {
+    }
+
+    /**
+     * The subscriber cancelled (or a {@code timeout} fired), any thread: the queue drops the operation if it
+     * is not posted yet; a posted one keeps its holds until the device is done with it.
+     */
+    @Override
+    public void cancel() {
+        if (!cancelled) {
+            cancelled = true;
+            queue.poller().run(() -> queue.cancel(this));
+        }
     }
 
     Operation owner(Object owner) {
@@ -155,7 +181,11 @@ public final class Operation implements Runnable {
             sink.success(previous);
         } else {
             releaseHolds();
-            sink.success();
+            if (subscriber != null) {
+                subscriber.onComplete();
+            } else {
+                sink.success();
+            }
         }
     }
 
@@ -166,7 +196,11 @@ public final class Operation implements Runnable {
         }
         releaseHolds();
         if (!cancelled) {
-            sink.error(error);
+            if (subscriber != null) {
+                subscriber.onError(error);
+            } else {
+                sink.error(error);
+            }
         }
     }
 }

@@ -44,25 +44,30 @@ final class OperationFactory {
     /** A message from heap or direct bytes: copied at subscription into a pooled registered buffer. */
     Mono<Void> sendCopy(OperationType type, ByteBuffer data, int immediate) {
         Objects.requireNonNull(data, "data");
-        return Mono.<Object>create(sink -> {
-            int n = data.remaining();
-            checkMessageSize(n);
-            refuseIfClosed();
-            EngineBuffer copy = pool.allocatePooled(Math.max(n, 1));
-            copy.buffer().put(data.duplicate());
-            copy.retain();
-            submit(sink, new Operation(connection.send, type, sink, copy, true, n, 0, 0, 0, 0, immediate));
-        }).then().transform(this::onCallbacks);
+        return onCallbacks(OperationMono.of(this, OperationMono.Kind.COPY, type, data, null, null, immediate));
     }
 
     Mono<Void> send(RegisteredBuffer data) {
         Objects.requireNonNull(data, "data");
-        return Mono.<Object>create(sink -> {
-            EngineBuffer b = local(data, "data");
-            checkMessageSize(b.length());
-            hold(b);
-            submit(sink, new Operation(connection.send, OperationType.SEND, sink, b, false, b.length(), 0, 0, 0, 0, 0));
-        }).then().transform(this::onCallbacks);
+        return onCallbacks(OperationMono.of(this, OperationMono.Kind.REGISTERED, OperationType.SEND, null, data, null, 0));
+    }
+
+    /** Subscriber's thread: checks, copies (absolute put: nothing allocated) and holds. */
+    Operation copyOperation(OperationType type, ByteBuffer data, int immediate) {
+        int n = data.remaining();
+        checkMessageSize(n);
+        refuseIfClosed();
+        EngineBuffer copy = pool.allocatePooled(Math.max(n, 1));
+        copy.memory().put(copy.offset(), data, data.position(), n);
+        copy.retain();
+        return new Operation(connection.send, type, null, copy, true, n, 0, 0, 0, 0, immediate);
+    }
+
+    Operation sendOperation(RegisteredBuffer data) {
+        EngineBuffer b = local(data, "data");
+        checkMessageSize(b.length());
+        hold(b);
+        return new Operation(connection.send, OperationType.SEND, null, b, false, b.length(), 0, 0, 0, 0, 0);
     }
 
     /**
@@ -89,16 +94,18 @@ final class OperationFactory {
     Mono<Void> oneSided(OperationType type, RegisteredBuffer local, RemoteRegion remote, int immediate) {
         Objects.requireNonNull(local, "local");
         Objects.requireNonNull(remote, "remote");
-        return Mono.<Object>create(sink -> {
-            EngineBuffer b = local(local, "local");
-            if (b.length() > remote.length()) {
-                throw new InvalidRequestException(InvalidRequestException.Reason.OUTSIDE_REGION,
-                        type + " of " + b.length() + " bytes does not fit the " + remote.length() + "-byte " + remote);
-            }
-            hold(b);
-            submit(sink, new Operation(connection.send, type, sink, b, false, b.length(), remote.address(),
-                    remote.rkey(), 0, 0, immediate));
-        }).then().transform(this::onCallbacks);
+        return onCallbacks(OperationMono.of(this, OperationMono.Kind.ONE_SIDED, type, null, local, remote, immediate));
+    }
+
+    Operation oneSidedOperation(OperationType type, RegisteredBuffer local, RemoteRegion remote, int immediate) {
+        EngineBuffer b = local(local, "local");
+        if (b.length() > remote.length()) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.OUTSIDE_REGION,
+                    type + " of " + b.length() + " bytes does not fit the " + remote.length() + "-byte " + remote);
+        }
+        hold(b);
+        return new Operation(connection.send, type, null, b, false, b.length(), remote.address(), remote.rkey(), 0, 0,
+                immediate);
     }
 
     Mono<Long> atomic(OperationType type, RemoteRegion remote, long compareAdd, long swap) {
@@ -154,13 +161,14 @@ final class OperationFactory {
 
     /** Hands the operation to the poller thread; a cancel is handed over too (it removes a queued one). */
     private void submit(MonoSink<Object> sink, Operation op) {
+        sink.onCancel(op::cancel);
+        submit(op);
+    }
+
+    /** Hands the operation to the poller thread (its own task: nothing else is allocated). */
+    void submit(Operation op) {
         op.owner(owner);
-        CompletionPoller poller = connection.poller;
-        sink.onCancel(() -> {
-            op.cancelled = true;
-            poller.run(() -> connection.send.cancel(op));
-        });
-        poller.run(op);
+        connection.poller.run(op);
     }
 
     /**

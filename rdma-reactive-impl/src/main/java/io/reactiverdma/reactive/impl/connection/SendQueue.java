@@ -116,6 +116,10 @@ final class SendQueue {
         this.posted = new PendingOperation[capacity];
     }
 
+    CompletionPoller poller() {
+        return poller;
+    }
+
     /** Where the peer's credit word is (before {@link #established()}). */
     void peerCreditWord(long address, int rkey) {
         this.peerCreditAddress = address;
