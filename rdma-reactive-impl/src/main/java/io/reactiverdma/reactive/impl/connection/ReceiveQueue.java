@@ -22,8 +22,11 @@ import java.util.function.Function;
 
 /**
  * The receive side of one connection, owned by its poller thread: the receive buffers, receives posted
- * only for the subscriber's demand (as one chained post), delivery in arrival order, and buffers coming
- * back by generation-stamped {@link EngineMessage} handles.
+ * only for the subscriber's demand (as one chained post, once per poller cycle: what a cycle's requests
+ * and returned buffers made postable goes in one {@code ibv_post_recv}), delivery in arrival order, and
+ * buffers coming back by generation-stamped {@link EngineMessage} handles ({@code receive()}) or, for a
+ * decoding subscriber ({@code receive(decoder)}), as soon as the decoder returns from the
+ * {@link LentMessage} it was lent: that path creates nothing per message.
  *
  * <p>Demand is counted here, on the poller thread, for every way of delivering: directly (onNext on the
  * poller thread) or on a callback scheduler's worker, one task per message in order. Nothing prefetches,
