@@ -62,6 +62,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     private final FlowControl flow;
     final SendQueue send;
     final ReceiveQueue receive;
+    private final CreditWordHandshake handshake;
     private final RdmaTransportConfig config;
     private final InetSocketAddress localAddress;
     private final InetSocketAddress remoteAddress;
@@ -106,6 +107,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         this.receive = new ReceiveQueue(description, resources.qp, pending, this, poller, flow, metrics,
                 resources.receiveBuffers, config.option(RdmaOption.RECEIVE_BUFFER_SIZE), send::maybeAdvertise,
                 e -> close(new RdmaException(description + ": ibv_post_recv failed: " + e.getMessage(), e)));
+        this.handshake = new CreditWordHandshake(description, resources.qp, pending, this, metrics, server,
+                resources.creditWord, resources.creditWindow, send, this::close);
         metrics.connections(1);
         device.register(resources.qp.qpNum(), this::queuePairFailed);
         poller.attach(this);
@@ -145,7 +148,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     /** What this side offers in its connect request or accept reply. */
     public Negotiation offer() {
         return new Negotiation(resources.creditsOffered, resources.creditWord.incomingAddress(),
-                resources.creditWord.rkey(), config.option(RdmaOption.RECEIVE_BUFFER_SIZE));
+                handshake.wordRkey(), config.option(RdmaOption.RECEIVE_BUFFER_SIZE));
     }
 
     /** Applies the peer's offer (null: a plain peer, nothing negotiated). Before ESTABLISHED; any thread. */
@@ -155,8 +158,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         credits = agreed;
         poller.run(() -> {
             flow.useCredits(agreed);
-            if (peer != null) {
-                send.peerCreditWord(peer.creditAddress(), peer.creditRkey());
+            if (agreed) {
+                handshake.start(peer.creditAddress(), peer.creditRkey());
             }
         });
     }
@@ -216,6 +219,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         poller.run(() -> {
             if (state == State.CONNECTING) {
                 state = State.ESTABLISHED;
+                handshake.established(); // the bind of this side's credit window goes first
                 send.established();
                 receive.post();
                 send.maybeAdvertise();
@@ -248,7 +252,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     @Override
     public void onCompletion(PendingOperation p, int status, int opcode, int vendorErr, int byteLen, int imm, int wcFlags) {
         OperationType type = p.type;
-        Operation op = (Operation) p.operation;
+        Object work = p.operation;
         int receiveIndex = p.receiveIndex;
         long latencyNs = System.nanoTime() - p.postedNs;
         resources.cq.pending.free(p);
@@ -263,10 +267,14 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
                 closeCause = failure; // the close below and every flush after it name this as the cause
             }
         }
-        if (type == OperationType.RECEIVE) {
+        if (work instanceof CreditWordHandshake.Step step) {
+            metrics.completed(type, success, flushed, latencyNs, 0);
+            handshake.completed(step, success);
+        } else if (type == OperationType.RECEIVE) {
             metrics.completed(type, success, flushed, latencyNs, success ? byteLen : 0);
             receive.completed(receiveIndex, success, opcode, byteLen, imm, wcFlags);
         } else {
+            Operation op = (Operation) work;
             metrics.completed(type, success, flushed, latencyNs, success && op != null ? op.length : 0);
             if (type == OperationType.CREDIT_UPDATE) {
                 send.creditUpdateCompleted();
@@ -341,7 +349,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
 
     /** Poller thread: once nothing is outstanding any more, the release starts. */
     private void drained() {
-        if (state == State.CLOSING && !releasing && send.outstanding() == 0 && receive.outstanding() == 0) {
+        if (state == State.CLOSING && !releasing && send.outstanding() == 0 && receive.outstanding() == 0
+                && handshake.outstanding() == 0) {
             release();
         }
     }
@@ -376,6 +385,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         }
         cm.execute(() -> {
             cm.unregister(id);
+            resources.deallocateWindow();
             try {
                 id.destroyQueuePair();
             } catch (RuntimeException e) {
@@ -394,7 +404,9 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     private void finish() {
         for (PendingOperation p : resources.cq.pending.snapshotInUse()) {
             if (p.connection == this) {
-                if (p.type == OperationType.RECEIVE) {
+                if (p.operation instanceof CreditWordHandshake.Step) {
+                    handshake.abandoned(p);
+                } else if (p.type == OperationType.RECEIVE) {
                     receive.abandonPosted(p);
                 } else {
                     send.abandonPosted(p);

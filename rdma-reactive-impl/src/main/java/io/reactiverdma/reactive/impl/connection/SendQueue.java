@@ -46,6 +46,8 @@ final class SendQueue {
     private final Function<String, ConnectionClosedException> closedError;
     private long peerCreditAddress;
     private int peerCreditRkey;
+    /** Set once the peer's word may be written (its hello arrived: {@link CreditWordHandshake}). */
+    private boolean peerCreditWordOpen;
     private boolean established;
     private boolean closed;
     private boolean draining;
@@ -68,10 +70,11 @@ final class SendQueue {
         this.closedError = closedError;
     }
 
-    /** Where the peer's credit word is (before {@link #established()}). */
+    /** Where the peer's credit word is, once it may be written. */
     void peerCreditWord(long address, int rkey) {
         this.peerCreditAddress = address;
         this.peerCreditRkey = rkey;
+        this.peerCreditWordOpen = true;
     }
 
     /** The connection is up: post what waited for it. */
@@ -219,7 +222,7 @@ final class SendQueue {
      * copied at post time, so a later update never races the device reading an earlier one).
      */
     void maybeAdvertise() {
-        if (!established || closed || !flow.shouldAdvertise()) {
+        if (!established || closed || !peerCreditWordOpen || !flow.shouldAdvertise()) {
             return;
         }
         PendingOperation p = pending.acquire(target, OperationType.CREDIT_UPDATE, null, -1, System.nanoTime());
