@@ -1,11 +1,21 @@
 package io.reactiverdma.reactive.impl;
 
+import io.reactiverdma.reactive.InvalidRequestException;
+import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.RegisteredBuffer;
+import io.reactiverdma.reactive.RemoteAccess;
+import io.reactiverdma.reactive.impl.loopback.LoopbackResources.Kind;
 import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import reactor.test.StepVerifier;
+
 import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * {@link PeerIsolationScenario} on the loopback device, which checks a type 2 window's rkey against the QP
@@ -29,5 +39,31 @@ class PeerIsolationHostTest {
     @Test
     void aClientCannotWriteAnotherClientsCreditWordAndTheOthersAreStillServed() {
         scenario.run(50);
+    }
+
+    @Test
+    void aRegionIsExposedToOneConnectionOnlyAndRevocable() {
+        scenario.runExposed();
+        stack.resources().awaitReleased(Duration.ofSeconds(10), Kind.PROTECTION_DOMAIN, Kind.REGISTRATION,
+                Kind.CM_CHANNEL, Kind.CM_ID);
+    }
+
+    @Test
+    void exposeRefusesBadInputBeforeAnythingIsPosted() {
+        scenario.startServer();
+        RdmaConnection c = scenario.connect();
+        RegisteredBuffer b = c.memory().allocate(64);
+        long windows = stack.resources().count(Kind.MEMORY_WINDOW); // the credit words' windows
+        StepVerifier.create(c.expose(b))
+                .expectErrorSatisfies(e -> assertEquals(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                        ((InvalidRequestException) e).reason()))
+                .verify(Duration.ofSeconds(10));
+        b.release();
+        StepVerifier.create(c.expose(b, RemoteAccess.READ))
+                .expectErrorSatisfies(e -> assertEquals(InvalidRequestException.Reason.BUFFER_RELEASED,
+                        ((InvalidRequestException) e).reason()))
+                .verify(Duration.ofSeconds(10));
+        assertThrows(NullPointerException.class, () -> c.expose(null, RemoteAccess.READ));
+        assertEquals(windows, stack.resources().count(Kind.MEMORY_WINDOW), "no window left behind");
     }
 }

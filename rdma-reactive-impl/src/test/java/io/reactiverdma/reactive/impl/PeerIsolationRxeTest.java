@@ -23,4 +23,10 @@ class PeerIsolationRxeTest {
         scenario = new PeerIsolationScenario(engine, RxeResources.requireDevice(), RxeResources.WAIT);
         scenario.run(20);
     }
+
+    @Test
+    void aRegionIsExposedToOneConnectionOnlyAndRevocable() {
+        scenario = new PeerIsolationScenario(engine, RxeResources.requireDevice(), RxeResources.WAIT);
+        scenario.runExposed();
+    }
 }

@@ -108,23 +108,7 @@ final class PeerIsolationScenario {
      */
     void attackMustFail(RemoteRegion target, String what) {
         RdmaConnection attacker = connect();
-        RegisteredBuffer word = attacker.memory().allocate(8);
-        try {
-            word.buffer().order(ByteOrder.nativeOrder()).putLong(0, 1L << 40);
-            Throwable error = null;
-            try {
-                attacker.write(word, target).block(wait);
-            } catch (RuntimeException e) {
-                error = reactor.core.Exceptions.unwrap(e);
-            }
-            if (error == null) {
-                fail(what + ": the write into " + target + " succeeded: another client's credit word was overwritten");
-            }
-            RdmaCompletionException c = assertInstanceOf(RdmaCompletionException.class, error, what);
-            assertEquals(WcStatus.REM_ACCESS_ERR.value(), c.status(), what + ": " + c.getMessage());
-        } finally {
-            word.release();
-        }
+        mustFail(attacker, target, what);
         attacker.onDispose().block(wait); // a remote access error closes the attacker's connection
     }
 
@@ -155,6 +139,115 @@ final class PeerIsolationScenario {
         Mono.when(exchange(v1, "v1 after", messages), exchange(v2, "v2 after", messages)).block(wait);
         RdmaConnection late = connect();
         exchange(late, "late", messages).block(wait);
+    }
+
+    /**
+     * Regions exposed per connection: a server exposes to each client its own 64 bytes (registered with no
+     * remote access: reachable through the window only) and sends it the region. A client writes and reads
+     * its own; another client that uses it gets REM_ACCESS_ERR; after a revoke its owner gets it too; a
+     * region is revoked when its connection closes; the buffers' holds are all dropped in the end.
+     */
+    void runExposed() {
+        java.util.Map<Integer, io.reactiverdma.reactive.ExposedRegion> exposed = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.Map<Integer, RegisteredBuffer> memory = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.concurrent.atomic.AtomicInteger ids = new java.util.concurrent.atomic.AtomicInteger();
+        server = engine.bind(config(), c -> {
+            int id = ids.getAndIncrement();
+            RegisteredBuffer mine = c.memory().allocateRegistered(64);
+            memory.put(id, mine);
+            return c.expose(mine, io.reactiverdma.reactive.RemoteAccess.WRITE, io.reactiverdma.reactive.RemoteAccess.READ)
+                    .flatMap(r -> {
+                        exposed.put(id, r);
+                        ByteBuffer m = ByteBuffer.allocate(4 + RemoteRegion.ENCODED_SIZE).putInt(id);
+                        r.remoteRegion().writeTo(m);
+                        return c.send(m.flip());
+                    })
+                    .then(c.onDispose());
+        }).block(wait);
+        assertNotNull(server);
+        RdmaConnection a = connect();
+        RdmaConnection b = connect();
+        Received ra = region(a);
+        Received rb = region(b);
+
+        writeAndReadBack(a, ra.region, "a's own region");
+        writeAndReadBack(b, rb.region, "b's own region");
+        assertEquals("a's own region", new String(bytes(memory.get(ra.id), 14), StandardCharsets.UTF_8));
+
+        mustFail(b, ra.region, "b writes a's exposed region");
+        b.onDispose().block(wait);
+        writeAndReadBack(a, ra.region, "a's own, still");
+
+        exposed.get(ra.id).revoke().block(wait);
+        mustFail(a, ra.region, "a writes its region after the revoke");
+        a.onDispose().block(wait);
+
+        RdmaConnection c = connect();
+        Received rc = region(c);
+        writeAndReadBack(c, rc.region, "c's own region");
+        c.dispose();
+        c.onDispose().block(wait);
+        exposed.get(rc.id).revoke().block(wait); // revoked with its connection
+        for (RegisteredBuffer m : memory.values()) {
+            m.release();
+            assertEquals(true, m.isReleased());
+        }
+    }
+
+    private record Received(int id, RemoteRegion region) {
+    }
+
+    private Received region(RdmaConnection c) {
+        RdmaMessage m = c.receive().next().block(wait);
+        assertNotNull(m);
+        try {
+            ByteBuffer b = ByteBuffer.wrap(m.toByteArray());
+            return new Received(b.getInt(), RemoteRegion.readFrom(b));
+        } finally {
+            m.release();
+        }
+    }
+
+    private void writeAndReadBack(RdmaConnection c, RemoteRegion target, String text) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        RegisteredBuffer out = c.memory().allocate(bytes.length);
+        RegisteredBuffer in = c.memory().allocate(bytes.length);
+        try {
+            out.buffer().put(bytes);
+            c.write(out, target).block(wait);
+            c.read(in, target.slice(0, bytes.length)).block(wait);
+            assertEquals(text, new String(bytes(in, bytes.length), StandardCharsets.UTF_8));
+        } finally {
+            out.release();
+            in.release();
+        }
+    }
+
+    private static byte[] bytes(RegisteredBuffer b, int n) {
+        byte[] x = new byte[n];
+        b.buffer().get(x);
+        return x;
+    }
+
+    /** Writes a huge receive total (2^40) into {@code target}: must fail with REM_ACCESS_ERR. */
+    private void mustFail(RdmaConnection c, RemoteRegion target, String what) {
+        RegisteredBuffer word = c.memory().allocate(8);
+        try {
+            word.buffer().order(ByteOrder.nativeOrder()).putLong(0, 1L << 40);
+            Throwable error = null;
+            try {
+                c.write(word, target).block(wait);
+            } catch (RuntimeException e) {
+                error = reactor.core.Exceptions.unwrap(e);
+            }
+            if (error == null) {
+                fail(what + ": the write into " + target + " succeeded");
+            }
+            RdmaCompletionException e = assertInstanceOf(RdmaCompletionException.class, error, what);
+            assertEquals(WcStatus.REM_ACCESS_ERR.value(), e.status(), what + ": " + e.getMessage());
+        } finally {
+            word.release();
+        }
     }
 
     void close() {

@@ -63,6 +63,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     final SendQueue send;
     final ReceiveQueue receive;
     private final CreditWordHandshake handshake;
+    /** The regions exposed through windows bound to this connection's QP, revoked with it. */
+    final ConnectionWindows windows = new ConnectionWindows();
     private final RdmaTransportConfig config;
     private final InetSocketAddress localAddress;
     private final InetSocketAddress remoteAddress;
@@ -386,6 +388,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         cm.execute(() -> {
             cm.unregister(id);
             resources.deallocateWindow();
+            windows.deallocateAll();
             try {
                 id.destroyQueuePair();
             } catch (RuntimeException e) {
@@ -417,6 +420,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         Throwable cause = closeCause;
         boolean failed = cause instanceof RdmaCompletionException || poller.failure() != null;
         receive.finish(failed ? cause : null);
+        windows.endAll();
         resources.device.unregister(resources.qp.qpNum());
         resources.release();
         poller.detach(this);

@@ -35,6 +35,9 @@ public final class Operation implements Runnable {
     @SuppressWarnings("unused")
     private Object owner;
     volatile boolean cancelled;
+    /** The window a BIND_WINDOW or INVALIDATE_WINDOW works on; null for the other operations. */
+    private ExposedWindow window;
+    private boolean succeeded;
     private boolean holdsReleased;
     private boolean signalled;
 
@@ -55,6 +58,12 @@ public final class Operation implements Runnable {
 
     Operation owner(Object owner) {
         this.owner = owner;
+        return this;
+    }
+
+    /** Makes this the bind or the invalidation of {@code w}. */
+    Operation window(ExposedWindow w) {
+        this.window = w;
         return this;
     }
 
@@ -79,6 +88,10 @@ public final class Operation implements Runnable {
      * bytes at post time and the buffer is free once the post returned.
      */
     boolean writeWorkRequest(SendWorkRequests wr, long wrId, int inlineLimit) {
+        if (window != null) {
+            window.writeWorkRequest(type, wr, wrId);
+            return false;
+        }
         WrOpcode opcode = switch (type) {
             case SEND -> WrOpcode.SEND;
             case SEND_WITH_IMMEDIATE -> WrOpcode.SEND_WITH_IMM;
@@ -130,6 +143,9 @@ public final class Operation implements Runnable {
             return;
         }
         holdsReleased = true;
+        if (window != null) {
+            window.operationDone(type, succeeded, cancelled);
+        }
         if (local != null) {
             local.unretain();
             if (ownsLocal) {
@@ -146,6 +162,7 @@ public final class Operation implements Runnable {
         if (!firstSignal()) {
             return;
         }
+        succeeded = true;
         if (cancelled) {
             releaseHolds();
         } else if (isAtomic()) {
@@ -154,7 +171,7 @@ public final class Operation implements Runnable {
             sink.success(previous);
         } else {
             releaseHolds();
-            sink.success();
+            sink.success(type == OperationType.BIND_WINDOW ? window : null); // a bind emits its region
         }
     }
 

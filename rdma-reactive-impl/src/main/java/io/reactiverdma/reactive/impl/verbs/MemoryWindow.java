@@ -22,6 +22,12 @@ public interface MemoryWindow {
      */
     int writeBind(SendWorkRequests wr, long wrId, Registration region, long address, int length, int access);
 
+    /**
+     * Adds a signaled LOCAL_INV work request for the window's current rkey to {@code wr} (posted on the QP it
+     * is bound to): once it executed, remote requests with that rkey fail with a remote access error.
+     */
+    void writeInvalidate(SendWorkRequests wr, long wrId);
+
     /** {@code ibv_dealloc_mw}: the window and its rkey are gone, also on the QP it was bound to. Idempotent. */
     void deallocate();
 }

@@ -150,8 +150,9 @@ public final class LoopbackQueuePair implements QueuePair {
             return new SendWqe(c.wrId(i), op, flags, false, 0, 0, 0, null, 0, 0, 0, 0, 0, Bind.read(c, i));
         }
         if (op == WrOpcode.LOCAL_INV) {
-            // invalidate_rkey shares its place with imm_data in struct ibv_send_wr
-            return new SendWqe(c.wrId(i), op, flags, false, 0, 0, 0, null, 0, c.immData(i), 0, 0, 0, null);
+            int at = (int) (c.address(i) - c.address()); // invalidate_rkey: host order, where imm_data is big-endian
+            int rkey = c.buffer().getInt(at + SendWorkRequests.INVALIDATE_RKEY_OFFSET);
+            return new SendWqe(c.wrId(i), op, flags, false, 0, 0, 0, null, 0, rkey, 0, 0, 0, null);
         }
         if (op == null || !(op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE
                 || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.RDMA_READ

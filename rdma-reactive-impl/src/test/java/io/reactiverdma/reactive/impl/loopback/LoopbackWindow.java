@@ -63,6 +63,14 @@ public final class LoopbackWindow implements MemoryWindow {
         return next;
     }
 
+    @Override
+    public void writeInvalidate(SendWorkRequests wr, long wrId) {
+        int i = wr.add(wrId, WrOpcode.LOCAL_INV, SendFlags.SIGNALED);
+        synchronized (stack.lock) {
+            wr.invalidateRkey(i, nextBindRkey);
+        }
+    }
+
     /** The bound range is invalid from now on. Fabric lock held. */
     void invalidate() {
         boundQp = null;

@@ -35,6 +35,12 @@ final class JnaMemoryWindow implements MemoryWindow {
     }
 
     @Override
+    public void writeInvalidate(SendWorkRequests wr, long wrId) {
+        int i = wr.add(wrId, WrOpcode.LOCAL_INV, SendFlags.SIGNALED);
+        wr.invalidateRkey(i, rkey);
+    }
+
+    @Override
     public void deallocate() {
         mw.close();
     }
