@@ -16,6 +16,7 @@ import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link PeerIsolationScenario} on the loopback device, which checks a type 2 window's rkey against the QP
@@ -46,6 +47,32 @@ class PeerIsolationHostTest {
         scenario.runExposed();
         stack.resources().awaitReleased(Duration.ofSeconds(10), Kind.PROTECTION_DOMAIN, Kind.REGISTRATION,
                 Kind.CM_CHANNEL, Kind.CM_ID);
+    }
+
+    /**
+     * A device without type 2 windows: credit words fall back to a registration each (credits still work, the
+     * words are not isolated: documented), and expose is refused as NOT_SUPPORTED.
+     */
+    @Test
+    void withoutMemoryWindowsCreditsStillWorkAndExposeIsNotSupported() {
+        LoopbackStack plain = LoopbackStack.builder().device("loopback0", "127.0.0.1").memoryWindows(false).build();
+        PeerIsolationScenario s = new PeerIsolationScenario(new RdmaEngine(plain), "127.0.0.1", Duration.ofSeconds(10));
+        try {
+            s.startServer();
+            RdmaConnection c = s.connect();
+            assertTrue(c.creditFlowControl());
+            s.exchange(c, "plain device", 50).block(Duration.ofSeconds(10));
+            RegisteredBuffer b = c.memory().allocate(64);
+            StepVerifier.create(c.expose(b, RemoteAccess.WRITE))
+                    .expectErrorSatisfies(e -> assertEquals(InvalidRequestException.Reason.NOT_SUPPORTED,
+                            ((InvalidRequestException) e).reason()))
+                    .verify(Duration.ofSeconds(10));
+            b.release();
+            assertEquals(0, plain.resources().count(Kind.MEMORY_WINDOW));
+        } finally {
+            s.close();
+            plain.close();
+        }
     }
 
     @Test

@@ -95,9 +95,9 @@ public final class ControlWords {
             }
         }
 
-        /** Address the peer writes its counter to. */
+        /** Address the peer writes its counter to (in the word's own registration when it has one). */
         public long incomingAddress() {
-            return region.address() + offset;
+            return incoming != null ? incoming.address() : region.address() + offset;
         }
 
         /**

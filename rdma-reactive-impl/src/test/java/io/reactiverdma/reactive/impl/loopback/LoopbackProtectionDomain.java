@@ -51,6 +51,9 @@ public final class LoopbackProtectionDomain implements ProtectionDomain {
         if (closed) {
             throw Errnos.fail("ibv_alloc_mw", Errnos.EINVAL, "the protection domain was deallocated");
         }
+        if (!stack.memoryWindows) {
+            throw Errnos.fail("ibv_alloc_mw", Errnos.EOPNOTSUPP, device.name() + " has no memory windows");
+        }
         LoopbackWindow w;
         synchronized (stack.lock) {
             w = stack.memory.addWindow(this);
