@@ -25,7 +25,7 @@ final class ConnectionWindows {
     /** rdma_cm thread, before the QP is destroyed. */
     void deallocateAll() {
         for (ExposedWindow w : bound) {
-            w.deallocateWithConnection();
+            w.deallocate();
         }
     }
 

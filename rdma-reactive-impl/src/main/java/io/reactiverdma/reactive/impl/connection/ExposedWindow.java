@@ -127,17 +127,16 @@ final class ExposedWindow implements ExposedRegion {
         }
         state = State.ENDED;
         connection.windows.remove(this);
-        try {
-            window.deallocate();
-        } catch (RuntimeException e) {
-            EngineLog.error(connection.description() + ": ibv_dealloc_mw of " + region + " failed", e);
-        }
+        deallocate();
         buffer.unretain();
         ended.tryEmitEmpty();
     }
 
-    /** rdma_cm thread, closing, before the QP is destroyed: a bound type 2 window holds on to its QP. */
-    void deallocateWithConnection() {
+    /**
+     * Deallocates the window (idempotent): when it ends, or on the rdma_cm thread when the connection closes,
+     * before the QP is destroyed (a bound type 2 window holds on to its QP).
+     */
+    void deallocate() {
         try {
             window.deallocate();
         } catch (RuntimeException e) {
