@@ -43,8 +43,9 @@ import java.nio.ByteBuffer;
  * <h2>Close</h2> {@code CLOSING}: waiting operations fail, the rdma_cm thread moves the QP to ERR, its
  * posted work flushes and each flushed operation fails with {@link ConnectionClosedException}. When nothing
  * is outstanding, or after {@link #DRAIN_TIMEOUT}, or at once when the poller failed (no completion will
- * come): the rdma_cm thread destroys the QP (after which the device touches none of its buffers) and the
- * id; then, back on the poller thread, what is still pending is failed, receive() gets what arrived before
+ * come): the rdma_cm thread deallocates the memory windows bound to the QP (the credit word's and those of
+ * exposed regions: a bound type 2 window holds on to its QP), destroys the QP (after which the device
+ * touches none of its buffers) and the id; then, back on the poller thread, what is still pending is failed, receive() gets what arrived before
  * the close and completes, buffers, credit word and CQ reservation go back, CLOSED is emitted and
  * {@link #onDispose()} completes.
  */
