@@ -131,6 +131,27 @@ public interface RdmaConnection extends Disposable {
     Mono<Long> fetchAndAdd(RemoteRegion remote, long delta);
 
     /**
+     * Exposes {@code buffer} (all of it) to this connection's peer only, with {@code access}: binds a type 2
+     * memory window onto it for this connection's queue pair. Emits the {@link ExposedRegion} (whose
+     * {@link ExposedRegion#remoteRegion()} is what to hand to the peer) once the bind has completed, so the
+     * peer may use it as soon as it has it. The buffer needs no remote access of its own: memory from
+     * {@link RdmaMemory} (pooled, or registered with no {@link RemoteAccess} at all) can be exposed, and is
+     * reachable remotely through its windows only. The buffer is held until the region is revoked; it is
+     * revoked by {@link ExposedRegion#revoke()} or when the connection closes.
+     *
+     * <p>Fails with {@link InvalidRequestException} before anything is posted: {@code ILLEGAL_ARGUMENT} when
+     * no access is named, {@code NOT_SUPPORTED} when the device has no type 2 memory windows,
+     * {@code FOREIGN_BUFFER}, {@code BUFFER_RELEASED} or {@code CONNECTION_CLOSED} as for other operations;
+     * with {@link RdmaException} when the device refuses to allocate a window; with
+     * {@link RdmaCompletionException} when the bind fails (the connection then closes); with
+     * {@link ConnectionClosedException} when the connection closed before the bind. Cancelling before the
+     * bind completed revokes the region as soon as it is bound.
+     *
+     * @throws NullPointerException when {@code buffer} or {@code access} is null
+     */
+    Mono<ExposedRegion> expose(RegisteredBuffer buffer, RemoteAccess... access);
+
+    /**
      * The connection's state changes: every rdma_cm event that concerns it, then {@link ConnectionEvent.Type#CLOSED}.
      * Replays every event so far to each subscriber, then completes after CLOSED.
      */

@@ -43,8 +43,9 @@ import java.nio.ByteBuffer;
  * <h2>Close</h2> {@code CLOSING}: waiting operations fail, the rdma_cm thread moves the QP to ERR, its
  * posted work flushes and each flushed operation fails with {@link ConnectionClosedException}. When nothing
  * is outstanding, or after {@link #DRAIN_TIMEOUT}, or at once when the poller failed (no completion will
- * come): the rdma_cm thread destroys the QP (after which the device touches none of its buffers) and the
- * id; then, back on the poller thread, what is still pending is failed, receive() gets what arrived before
+ * come): the rdma_cm thread deallocates the memory windows bound to the QP (the credit word's and those of
+ * exposed regions: a bound type 2 window holds on to its QP), destroys the QP (after which the device
+ * touches none of its buffers) and the id; then, back on the poller thread, what is still pending is failed, receive() gets what arrived before
  * the close and completes, buffers, credit word and CQ reservation go back, CLOSED is emitted and
  * {@link #onDispose()} completes.
  */
@@ -62,6 +63,9 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     private final FlowControl flow;
     final SendQueue send;
     final ReceiveQueue receive;
+    private final CreditWordHandshake handshake;
+    /** The regions exposed through windows bound to this connection's QP, revoked with it. */
+    final ConnectionWindows windows = new ConnectionWindows();
     private final RdmaTransportConfig config;
     private final InetSocketAddress localAddress;
     private final InetSocketAddress remoteAddress;
@@ -109,6 +113,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         this.receive = new ReceiveQueue(description, resources.qp, pending, this, poller, flow, metrics,
                 resources.receiveBuffers, config.option(RdmaOption.RECEIVE_BUFFER_SIZE), this::requestFlush,
                 e -> close(new RdmaException(description + ": ibv_post_recv failed: " + e.getMessage(), e)));
+        this.handshake = new CreditWordHandshake(description, resources.qp, pending, this, metrics, server,
+                resources.creditWord, resources.creditWindow, send, this::close);
         metrics.connections(1);
         device.register(resources.qp.qpNum(), this::queuePairFailed);
         poller.attach(this);
@@ -148,7 +154,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     /** What this side offers in its connect request or accept reply. */
     public Negotiation offer() {
         return new Negotiation(resources.creditsOffered, resources.creditWord.incomingAddress(),
-                resources.creditWord.rkey(), config.option(RdmaOption.RECEIVE_BUFFER_SIZE));
+                handshake.wordRkey(), config.option(RdmaOption.RECEIVE_BUFFER_SIZE));
     }
 
     /** Applies the peer's offer (null: a plain peer, nothing negotiated). Before ESTABLISHED; any thread. */
@@ -158,8 +164,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         credits = agreed;
         poller.run(() -> {
             flow.useCredits(agreed);
-            if (peer != null) {
-                send.peerCreditWord(peer.creditAddress(), peer.creditRkey());
+            if (agreed) {
+                handshake.start(peer.creditAddress(), peer.creditRkey());
             }
         });
     }
@@ -219,6 +225,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         poller.run(() -> {
             if (state == State.CONNECTING) {
                 state = State.ESTABLISHED;
+                handshake.established(); // the bind of this side's credit window goes first
                 send.established(); // the flush at the end of this cycle posts receives, credits and sends
             }
             if (state == State.ESTABLISHED) {
@@ -259,7 +266,13 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
                 closeCause = failure; // the close below and every flush after it name this as the cause
             }
         }
-        if (type == OperationType.RECEIVE) {
+        if (p.operation instanceof CreditWordHandshake.Step step) {
+            long latencyNs = System.nanoTime() - p.postedNs;
+            resources.cq.pending.free(p);
+            metrics.outstanding(-1);
+            metrics.completed(type, success, flushed, latencyNs, 0);
+            handshake.completed(step, success);
+        } else if (type == OperationType.RECEIVE) {
             int receiveIndex = p.receiveIndex;
             long latencyNs = System.nanoTime() - p.postedNs;
             resources.cq.pending.free(p);
@@ -360,7 +373,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
 
     /** Poller thread: once nothing is outstanding any more, the release starts. */
     private void drained() {
-        if (state == State.CLOSING && !releasing && send.outstanding() == 0 && receive.outstanding() == 0) {
+        if (state == State.CLOSING && !releasing && send.outstanding() == 0 && receive.outstanding() == 0
+                && handshake.outstanding() == 0) {
             release();
         }
     }
@@ -395,6 +409,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         }
         cm.execute(() -> {
             cm.unregister(id);
+            resources.deallocateWindow();
+            windows.deallocateAll();
             try {
                 id.destroyQueuePair();
             } catch (RuntimeException e) {
@@ -413,14 +429,19 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     private void finish() {
         send.abandonPosted();
         for (PendingOperation p : resources.cq.pending.snapshotInUse()) {
-            if (p.connection == this && p.type == OperationType.RECEIVE) {
-                receive.abandonPosted(p);
+            if (p.connection == this) {
+                if (p.operation instanceof CreditWordHandshake.Step) {
+                    handshake.abandoned(p);
+                } else if (p.type == OperationType.RECEIVE) {
+                    receive.abandonPosted(p);
+                }
             }
         }
         state = State.CLOSED;
         Throwable cause = closeCause;
         boolean failed = cause instanceof RdmaCompletionException || poller.failure() != null;
         receive.finish(failed ? cause : null);
+        windows.endAll();
         resources.device.unregister(resources.qp.qpNum());
         resources.release();
         poller.detach(this);

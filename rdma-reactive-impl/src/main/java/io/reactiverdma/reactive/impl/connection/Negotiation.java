@@ -9,7 +9,8 @@ import java.nio.ByteBuffer;
  * <pre>
  *  offset size  field (big-endian)
  *   0     4     magic 0x52524D41 ("RRMA")
- *   4     1     version (1)
+ *   4     1     version (2: with credits, each side's first message is a hello and the peer's word is
+ *                 written only after the peer's hello, see CreditWordHandshake)
  *   5     1     flags: bit 0 = credit flow control offered
  *   6     2     reserved (0)
  *   8     8     address of the credit word the peer RDMA-WRITEs its receive counter into
@@ -20,7 +21,7 @@ import java.nio.ByteBuffer;
  */
 public record Negotiation(boolean credits, long creditAddress, int creditRkey, int receiveBufferSize) {
     static final int MAGIC = 0x52524D41;
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     static final int SIZE = 24;
     static final int FLAG_CREDITS = 1;
 

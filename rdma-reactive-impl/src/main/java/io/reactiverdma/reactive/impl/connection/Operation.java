@@ -40,6 +40,9 @@ public final class Operation implements Runnable, Subscription {
     @SuppressWarnings("unused")
     private Object owner;
     volatile boolean cancelled;
+    /** The window a BIND_WINDOW or INVALIDATE_WINDOW works on; null for the other operations. */
+    private ExposedWindow window;
+    private boolean succeeded;
     private boolean holdsReleased;
     private boolean signalled;
 
@@ -84,6 +87,12 @@ public final class Operation implements Runnable, Subscription {
         return this;
     }
 
+    /** Makes this the bind or the invalidation of {@code w}. */
+    Operation window(ExposedWindow w) {
+        this.window = w;
+        return this;
+    }
+
     /**
      * The hand-over task: queues the operation on its connection's poller thread. Being its own task, it
      * needs no lambda; the poller's queue still allocates a node per hand-over from another thread.
@@ -106,6 +115,10 @@ public final class Operation implements Runnable, Subscription {
      * is free once the post returned.
      */
     boolean writeWorkRequest(SendWorkRequests wr, long wrId, int inlineLimit) {
+        if (window != null) {
+            window.writeWorkRequest(type, wr, wrId);
+            return false;
+        }
         WrOpcode opcode = switch (type) {
             case SEND -> WrOpcode.SEND;
             case SEND_WITH_IMMEDIATE -> WrOpcode.SEND_WITH_IMM;
@@ -157,6 +170,9 @@ public final class Operation implements Runnable, Subscription {
             return;
         }
         holdsReleased = true;
+        if (window != null) {
+            window.operationDone(type, succeeded, cancelled);
+        }
         if (local != null) {
             local.unretain();
             if (ownsLocal) {
@@ -173,6 +189,7 @@ public final class Operation implements Runnable, Subscription {
         if (!firstSignal()) {
             return;
         }
+        succeeded = true;
         if (cancelled) {
             releaseHolds();
         } else if (isAtomic()) {
@@ -184,7 +201,7 @@ public final class Operation implements Runnable, Subscription {
             if (subscriber != null) {
                 subscriber.onComplete();
             } else {
-                sink.success();
+                sink.success(type == OperationType.BIND_WINDOW ? window : null); // a bind emits its region
             }
         }
     }

@@ -3,12 +3,17 @@ package io.reactiverdma.reactive.impl.connection;
 import io.reactiverdma.reactive.impl.completion.CompletionPoller;
 import io.reactiverdma.reactive.impl.device.BufferPool;
 import io.reactiverdma.reactive.impl.device.EngineBuffer;
+import io.reactiverdma.reactive.impl.verbs.MemoryWindow;
 
+import io.reactiverdma.reactive.ExposedRegion;
 import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.OperationType;
+import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaMessage;
 import io.reactiverdma.reactive.RegisteredBuffer;
+import io.reactiverdma.reactive.RemoteAccess;
 import io.reactiverdma.reactive.RemoteRegion;
+import io.reactiverdma.verbs.AccessFlags;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
@@ -18,8 +23,12 @@ import reactor.core.scheduler.Scheduler;
 
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.Set;
 
 /**
  * The {@code Mono}s and the {@code Flux} of one connection's operations. Each is lazy: on subscription,
@@ -125,6 +134,51 @@ final class OperationFactory {
             submit(sink, new Operation(connection.send, type, sink, result, true, 8, remote.address(), remote.rkey(),
                     compareAdd, swap, 0));
         }).map(Long.class::cast).transform(this::onCallbacks);
+    }
+
+    /**
+     * Allocates a window (on the subscriber's thread: a system call) and hands its bind to the poller thread
+     * like any operation; emits the region once bound.
+     */
+    Mono<ExposedRegion> expose(RegisteredBuffer buffer, RemoteAccess... access) {
+        Objects.requireNonNull(buffer, "buffer");
+        Objects.requireNonNull(access, "access");
+        return Mono.<Object>create(sink -> {
+            EngineBuffer b = local(buffer, "buffer");
+            Set<RemoteAccess> granted = access.length == 0 ? EnumSet.noneOf(RemoteAccess.class) : EnumSet.copyOf(Arrays.asList(access));
+            if (granted.isEmpty()) {
+                throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                        "expose needs at least one kind of RemoteAccess");
+            }
+            if (!connection.device().memoryWindows) {
+                throw new InvalidRequestException(InvalidRequestException.Reason.NOT_SUPPORTED, "the device "
+                        + connection.device().context().name() + " has no type 2 memory windows to expose memory with");
+            }
+            refuseIfClosed();
+            hold(b);
+            MemoryWindow window;
+            try {
+                window = connection.device().pd.allocateWindow();
+            } catch (RuntimeException e) {
+                b.unretain();
+                throw new RdmaException("ibv_alloc_mw failed on " + connection.description() + ": " + e.getMessage(), e);
+            }
+            ExposedWindow w = new ExposedWindow(connection, b, window, accessFlags(granted), Collections.unmodifiableSet(granted));
+            submit(sink, new Operation(connection.send, OperationType.BIND_WINDOW, sink, null, false, 0, 0, 0, 0, 0, 0)
+                    .window(w));
+        }).map(ExposedRegion.class::cast).transform(this::onCallbacks);
+    }
+
+    private static int accessFlags(Set<RemoteAccess> access) {
+        int flags = 0;
+        for (RemoteAccess a : access) {
+            flags |= switch (a) {
+                case READ -> AccessFlags.REMOTE_READ;
+                case WRITE -> AccessFlags.REMOTE_WRITE;
+                case ATOMIC -> AccessFlags.REMOTE_ATOMIC;
+            };
+        }
+        return flags;
     }
 
     /**

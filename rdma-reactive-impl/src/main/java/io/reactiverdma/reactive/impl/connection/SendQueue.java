@@ -87,6 +87,8 @@ final class SendQueue {
     private final Function<String, ConnectionClosedException> closedError;
     private long peerCreditAddress;
     private int peerCreditRkey;
+    /** Set once the peer's word may be written (its hello arrived: {@link CreditWordHandshake}). */
+    private boolean peerCreditWordOpen;
     private boolean established;
     private boolean closed;
     private boolean creditWaitRegistered;
@@ -120,10 +122,12 @@ final class SendQueue {
         return poller;
     }
 
-    /** Where the peer's credit word is (before {@link #established()}). */
+    /** Where the peer's credit word is, once it may be written: the next flush may write it. */
     void peerCreditWord(long address, int rkey) {
         this.peerCreditAddress = address;
         this.peerCreditRkey = rkey;
+        this.peerCreditWordOpen = true;
+        flushRequest.run();
     }
 
     /** The connection is up: what waited for it is posted by the next flush. */
@@ -308,7 +312,7 @@ final class SendQueue {
      * copied at post time, so a later update never races the device reading an earlier one).
      */
     private void appendCreditUpdate() {
-        if (!flow.shouldAdvertise()) {
+        if (!peerCreditWordOpen || !flow.shouldAdvertise()) {
             return;
         }
         PendingOperation p = pending.acquire(target, OperationType.CREDIT_UPDATE, null, -1, System.nanoTime());
