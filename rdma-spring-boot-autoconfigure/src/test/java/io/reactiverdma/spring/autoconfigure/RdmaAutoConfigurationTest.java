@@ -320,6 +320,11 @@ class RdmaAutoConfigurationTest {
         }
 
         @Override
+        public Mono<Void> disposeGracefully(java.time.Duration timeout) {
+            return Mono.fromRunnable(this::dispose).then(onDispose());
+        }
+
+        @Override
         public int connectionCount() {
             return 0;
         }

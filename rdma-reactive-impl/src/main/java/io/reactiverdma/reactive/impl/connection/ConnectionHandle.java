@@ -113,6 +113,11 @@ public final class ConnectionHandle implements RdmaConnection {
     }
 
     @Override
+    public byte[] peerPrivateData() {
+        return core.peerPrivateData();
+    }
+
+    @Override
     public RdmaMemory memory() {
         return core.memory();
     }
