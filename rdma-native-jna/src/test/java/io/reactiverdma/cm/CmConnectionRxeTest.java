@@ -297,4 +297,19 @@ class CmConnectionRxeTest {
             assertTrue(e.getMessage().contains("verbsContext()"), e.getMessage());
         }
     }
+
+    @Test
+    void rdmaGetDevicesListsTheContextsIdsResolveTo() {
+        List<VerbsContext> devices = RdmaCmId.devices();
+        assertFalse(devices.isEmpty());
+        try (EventChannel channel = EventChannel.create()) {
+            RdmaCmId id = RdmaCmId.create(channel, PortSpace.TCP);
+            id.bind(new InetSocketAddress(ip, 0));
+            VerbsContext bound = id.verbsContext();
+            assertTrue(devices.contains(bound), "the bound id's context is one of " + devices);
+            assertEquals(RxeTestSupport.deviceName(), bound.deviceName());
+            id.close();
+        }
+        assertFalse(RdmaCmId.devices().get(0).isClosed(), "listing again leaves librdmacm's contexts open");
+    }
 }
