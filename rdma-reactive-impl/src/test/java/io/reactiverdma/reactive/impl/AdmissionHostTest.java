@@ -161,14 +161,26 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
 
     @Test
     void theAcceptorRejectsWithItsReasonAndNothingIsAllocated() {
-        bind(config().withAcceptor(r -> Mono.just(Admission.reject("not today, " + r.remoteAddress().getPort()))));
-        long pdsBefore = stack.resources().count(io.reactiverdma.reactive.impl.loopback.LoopbackResources.Kind.QUEUE_PAIR);
-        ConnectionRejectedException e = rejected(connect(config()));
+        // The server on its own device, so what the rejected request cost the server can be counted there.
+        stack.close();
+        stack = io.reactiverdma.reactive.impl.loopback.LoopbackStack.builder().device("client0", "127.0.0.1")
+                .device("server0", "10.77.0.1").build();
+        engine = new RdmaEngine(stack);
+        server = engine.bind(config().withHost("10.77.0.1").withAcceptor(
+                r -> Mono.just(Admission.reject("not today, " + r.remoteAddress().getPort()))),
+                conn -> conn.onDispose()).block(WAIT);
+        ConnectionRejectedException e = rejected(connect(config().withHost("10.77.0.1")
+                .withOption(RdmaOption.LOCAL_ADDRESS, "127.0.0.1")));
         assertEquals(Rejection.REFUSED, e.rejection());
         assertTrue(e.serverReason().startsWith("not today, "), e.serverReason());
         assertEquals(28, e.status(), "IB CM consumer-defined reject");
         assertEquals(0, server.connectionCount());
-        assertEquals(pdsBefore, stack.resources().count(io.reactiverdma.reactive.impl.loopback.LoopbackResources.Kind.QUEUE_PAIR));
+        var serverDevice = stack.device("server0").resources();
+        for (var kind : io.reactiverdma.reactive.impl.loopback.LoopbackResources.Kind.values()) {
+            if (kind != io.reactiverdma.reactive.impl.loopback.LoopbackResources.Kind.CM_ID) {
+                assertEquals(0, serverDevice.count(kind), kind + " on the server's device: " + serverDevice);
+            }
+        }
         awaitNoPassiveIds();
     }
 

@@ -78,7 +78,11 @@ class RdmaAutoConfigurationTest {
                 "reactive-rdma.client.backoff.max-park-period=3ms",
                 "reactive-rdma.client.read-atomic-depth=16",
                 "reactive-rdma.client.rnr-retry-count=5",
-                "reactive-rdma.client.retry-count=2")
+                "reactive-rdma.client.retry-count=2",
+                "reactive-rdma.client.ack-timeout=14",
+                "reactive-rdma.client.completion-vector=3",
+                "reactive-rdma.client.type-of-service=96",
+                "reactive-rdma.client.local-address=10.77.0.2")
                 .run(ctx -> {
                     RdmaTransportConfig c = ctx.getBean(RdmaClient.class).configuration();
                     assertThat(c.host()).isEqualTo("10.77.0.1");
@@ -96,7 +100,38 @@ class RdmaAutoConfigurationTest {
                     assertThat(c.option(RdmaOption.READ_ATOMIC_DEPTH)).isEqualTo(16);
                     assertThat(c.option(RdmaOption.RNR_RETRY_COUNT)).isEqualTo(5);
                     assertThat(c.option(RdmaOption.RETRY_COUNT)).isEqualTo(2);
+                    assertThat(c.option(RdmaOption.ACK_TIMEOUT)).isEqualTo(14);
+                    assertThat(c.option(RdmaOption.COMPLETION_VECTOR)).isEqualTo(3);
+                    assertThat(c.option(RdmaOption.TYPE_OF_SERVICE)).isEqualTo(96);
+                    assertThat(c.option(RdmaOption.LOCAL_ADDRESS)).isEqualTo("10.77.0.2");
                 });
+    }
+
+    @Test
+    void theServersAdmissionAndShutdownPropertiesAndItsAcceptorBeanReachTheServer() {
+        io.reactiverdma.reactive.ConnectionAcceptor acceptor = r -> Mono.empty();
+        runner.withBean(RdmaConnectionHandler.class, () -> conn -> Mono.empty())
+                .withBean(io.reactiverdma.reactive.ConnectionAcceptor.class, () -> acceptor)
+                .withPropertyValues("reactive-rdma.server.enabled=true", "reactive-rdma.server.host=10.77.0.1",
+                        "reactive-rdma.server.max-connections=1000", "reactive-rdma.server.accept-timeout=2s",
+                        "reactive-rdma.server.ack-timeout=16", "reactive-rdma.server.drain-timeout=5s")
+                .run(ctx -> {
+                    RdmaTransportConfig c = ctx.getBean(RdmaServerLifecycle.class).configuration().configuration();
+                    assertThat(c.option(RdmaOption.MAX_CONNECTIONS)).isEqualTo(1000);
+                    assertThat(c.option(RdmaOption.ACCEPT_TIMEOUT)).isEqualTo(Duration.ofSeconds(2));
+                    assertThat(c.option(RdmaOption.ACK_TIMEOUT)).isEqualTo(16);
+                    assertThat(c.acceptor()).isSameAs(acceptor);
+                });
+        runner.withBean(RdmaConnectionHandler.class, () -> conn -> Mono.empty())
+                .withPropertyValues("reactive-rdma.server.enabled=true", "reactive-rdma.server.host=10.77.0.1",
+                        "reactive-rdma.server.drain-timeout=-1s")
+                .run(ctx -> assertThat(invalidProperty(ctx).getName())
+                        .isEqualTo("reactive-rdma.server.drain-timeout"));
+        runner.withBean(RdmaConnectionHandler.class, () -> conn -> Mono.empty())
+                .withPropertyValues("reactive-rdma.server.enabled=true", "reactive-rdma.server.host=10.77.0.1",
+                        "reactive-rdma.server.max-connections=0")
+                .run(ctx -> assertThat(invalidProperty(ctx).getName())
+                        .isEqualTo("reactive-rdma.server.max-connections"));
     }
 
     @Test
