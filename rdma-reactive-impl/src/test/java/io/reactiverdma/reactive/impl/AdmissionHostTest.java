@@ -50,18 +50,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class AdmissionHostTest extends LoopbackEngineTestBase {
     static final Duration WAIT = Duration.ofSeconds(10);
 
-    private static RdmaTransportConfig config() {
-        return RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0);
-    }
-
-    private void bind(RdmaTransportConfig c) {
-        server = engine.bind(c, conn -> {
-            serverConnection.tryEmitValue(conn);
-            return conn.onDispose();
-        }).block(WAIT);
-        assertNotNull(server);
-    }
-
     private Mono<RdmaConnection> connect(RdmaTransportConfig c) {
         return engine.connect(c.withPort(server.port()));
     }
@@ -78,12 +66,12 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
 
     @Test
     void theConnectionBeyondTheLimitIsRejectedWithItsReason() {
-        bind(config().withOption(RdmaOption.MAX_CONNECTIONS, 2));
-        RdmaConnection a = connect(config()).block(WAIT);
-        RdmaConnection b = connect(config()).block(WAIT);
+        bindServer(localConfig().withOption(RdmaOption.MAX_CONNECTIONS, 2));
+        RdmaConnection a = connect(localConfig()).block(WAIT);
+        RdmaConnection b = connect(localConfig()).block(WAIT);
         assertNotNull(a);
         assertNotNull(b);
-        ConnectionRejectedException e = rejected(connect(config()));
+        ConnectionRejectedException e = rejected(connect(localConfig()));
         assertEquals(Rejection.CONNECTION_LIMIT, e.rejection());
         assertEquals(ConnectionEvent.Type.REJECTED, e.reason());
         assertEquals("the server has its maximum of 2 connections", e.serverReason());
@@ -92,7 +80,7 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
         a.dispose();
         a.onDispose().block(WAIT);
         awaitConnectionCount(1);
-        client = connect(config()).block(WAIT);
+        client = connect(localConfig()).block(WAIT);
         assertNotNull(client);
         b.dispose();
         b.onDispose().block(WAIT);
@@ -109,13 +97,13 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
     @Test
     void theAcceptorSeesTheRequestAndPrivateDataGoesBothWays() {
         List<ConnectRequest> seen = new CopyOnWriteArrayList<>();
-        bind(config().withAcceptor(r -> {
+        bindServer(localConfig().withAcceptor(r -> {
             seen.add(r);
             // Asynchronous: decided on another thread a little later.
             return Mono.delay(Duration.ofMillis(50)).thenReturn(Admission.accept(bytes("welcome, " + new String(
                     r.privateData(), StandardCharsets.UTF_8))));
         }));
-        client = connect(config().withPrivateData(bytes("client-42"))).block(WAIT);
+        client = connect(localConfig().withPrivateData(bytes("client-42"))).block(WAIT);
         assertNotNull(client);
         assertEquals("welcome, client-42", new String(client.peerPrivateData(), StandardCharsets.UTF_8));
         RdmaConnection s = serverConnection.asMono().block(WAIT);
@@ -138,8 +126,8 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
         new Random(8).nextBytes(serverData);
         clientData[clientData.length - 1] = 0; // trailing zeros are data too, not the CM's padding
         serverData[serverData.length - 1] = 0;
-        bind(config().withAcceptor(r -> Mono.just(Admission.accept(serverData))));
-        client = connect(config().withPrivateData(clientData)).block(WAIT);
+        bindServer(localConfig().withAcceptor(r -> Mono.just(Admission.accept(serverData))));
+        client = connect(localConfig().withPrivateData(clientData)).block(WAIT);
         assertNotNull(client);
         assertArrayEquals(serverData, client.peerPrivateData());
         assertArrayEquals(clientData, serverConnection.asMono().block(WAIT).peerPrivateData());
@@ -148,7 +136,7 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
     @Test
     void privateDataThatDoesNotFitIsRefusedBeforeAnythingIsAllocated() {
         InvalidRequestException e = assertThrows(InvalidRequestException.class,
-                () -> config().withPrivateData(new byte[RdmaTransportConfig.MAX_CONNECT_PRIVATE_DATA + 1]));
+                () -> localConfig().withPrivateData(new byte[RdmaTransportConfig.MAX_CONNECT_PRIVATE_DATA + 1]));
         assertEquals(InvalidRequestException.Reason.PRIVATE_DATA_TOO_LARGE, e.reason());
         assertTrue(e.getMessage().contains("at most 32"), e.getMessage());
         e = assertThrows(InvalidRequestException.class,
@@ -166,10 +154,10 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
         stack = io.reactiverdma.reactive.impl.loopback.LoopbackStack.builder().device("client0", "127.0.0.1")
                 .device("server0", "10.77.0.1").build();
         engine = new RdmaEngine(stack);
-        server = engine.bind(config().withHost("10.77.0.1").withAcceptor(
+        server = engine.bind(localConfig().withHost("10.77.0.1").withAcceptor(
                 r -> Mono.just(Admission.reject("not today, " + r.remoteAddress().getPort()))),
                 conn -> conn.onDispose()).block(WAIT);
-        ConnectionRejectedException e = rejected(connect(config().withHost("10.77.0.1")
+        ConnectionRejectedException e = rejected(connect(localConfig().withHost("10.77.0.1")
                 .withOption(RdmaOption.LOCAL_ADDRESS, "127.0.0.1")));
         assertEquals(Rejection.REFUSED, e.rejection());
         assertTrue(e.serverReason().startsWith("not today, "), e.serverReason());
@@ -195,10 +183,10 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
     @Test
     void anAcceptorThatNeverAnswersIsTimedOutAndItsRequestReleased() {
         AtomicInteger cancelled = new AtomicInteger();
-        bind(config().withOption(RdmaOption.ACCEPT_TIMEOUT, Duration.ofMillis(200))
+        bindServer(localConfig().withOption(RdmaOption.ACCEPT_TIMEOUT, Duration.ofMillis(200))
                 .withAcceptor(r -> Mono.<Admission>never().doOnCancel(cancelled::incrementAndGet)));
         long start = System.nanoTime();
-        ConnectionRejectedException e = rejected(connect(config()));
+        ConnectionRejectedException e = rejected(connect(localConfig()));
         assertEquals(Rejection.ACCEPT_TIMEOUT, e.rejection());
         assertTrue(e.serverReason().contains("PT0.2S"), e.serverReason());
         assertTrue(System.nanoTime() - start >= Duration.ofMillis(200).toNanos());
@@ -209,7 +197,7 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
     @Test
     void anAcceptorThatFailsThrowsOrAnswersNothingRejectsAsServerError() {
         AtomicInteger calls = new AtomicInteger();
-        bind(config().withAcceptor(r -> switch (calls.incrementAndGet()) {
+        bindServer(localConfig().withAcceptor(r -> switch (calls.incrementAndGet()) {
             case 1 -> Mono.error(new IllegalStateException("acceptor broke"));
             case 2 -> Mono.empty();
             case 3 -> throw new IllegalStateException("acceptor threw");
@@ -217,25 +205,25 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
             default -> Mono.just(Admission.accept());
         }));
         for (int i = 0; i < 4; i++) {
-            ConnectionRejectedException e = rejected(connect(config()));
+            ConnectionRejectedException e = rejected(connect(localConfig()));
             assertEquals(Rejection.SERVER_ERROR, e.rejection(), "call " + (i + 1));
         }
-        client = connect(config()).block(WAIT);
+        client = connect(localConfig()).block(WAIT);
         assertNotNull(client, "the server serves on");
     }
 
     @Test
     void requestsWaitingForTheAcceptorCountTowardsTheLimit() {
-        bind(config().withOption(RdmaOption.MAX_CONNECTIONS, 1)
+        bindServer(localConfig().withOption(RdmaOption.MAX_CONNECTIONS, 1)
                 .withAcceptor(r -> Mono.delay(Duration.ofMillis(300)).thenReturn(Admission.accept())));
-        Mono<RdmaConnection> first = connect(config()).cache();
+        Mono<RdmaConnection> first = connect(localConfig()).cache();
         first.subscribe(c -> { }, err -> { });
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (stack.passiveIds().isEmpty()) {
             assertTrue(System.nanoTime() < deadline);
             Thread.onSpinWait();
         }
-        assertEquals(Rejection.CONNECTION_LIMIT, rejected(connect(config())).rejection());
+        assertEquals(Rejection.CONNECTION_LIMIT, rejected(connect(localConfig())).rejection());
         client = first.block(WAIT);
         assertNotNull(client);
     }
@@ -271,7 +259,7 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
     @Test
     void hostilePrivateDataIsRejectedTypedAndTheServerServesOn() {
         List<ConnectRequest> seen = new CopyOnWriteArrayList<>();
-        bind(config().withAcceptor(r -> {
+        bindServer(localConfig().withAcceptor(r -> {
             seen.add(r);
             return Mono.just(Admission.accept());
         }));
@@ -296,7 +284,7 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
                     "answer " + answer);
         }
         awaitNoPassiveIdsOrConnections();
-        client = connect(config()).block(WAIT);
+        client = connect(localConfig()).block(WAIT);
         assertNotNull(client, "the server serves on");
     }
 
@@ -311,7 +299,7 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
     @Test
     void aPlainPeersPrivateDataReachesTheAcceptorAndGetsTheAcceptDataAsItIs() {
         AtomicReference<byte[]> got = new AtomicReference<>();
-        bind(config().withAcceptor(r -> {
+        bindServer(localConfig().withAcceptor(r -> {
             got.set(r.privateData());
             return Mono.just(Admission.accept(bytes("plain-reply")));
         }));
@@ -331,7 +319,7 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
         try {
             listener.bind(new InetSocketAddress("127.0.0.1", 0));
             listener.listen(8);
-            Mono<RdmaConnection> attempt = engine.connect(config().withPort(listener.localAddress().getPort()));
+            Mono<RdmaConnection> attempt = engine.connect(localConfig().withPort(listener.localAddress().getPort()));
             AtomicReference<Throwable> error = new AtomicReference<>();
             attempt.subscribe(c -> c.dispose(), error::set);
             CmEventInfo request = LoopbackFixture.next(ch, CmEventType.CONNECT_REQUEST);
@@ -357,12 +345,12 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
     @Test
     void aRejectWithoutTheEnginesFormatIsUnspecified() {
         // Nothing listens on the port: the CM's own reject (status 8), no reason.
-        server = engine.bind(config(), c -> c.onDispose()).block(WAIT);
+        server = engine.bind(localConfig(), c -> c.onDispose()).block(WAIT);
         int port = server.port();
         server.disposeNow(WAIT);
         server = null;
         AtomicReference<Throwable> error = new AtomicReference<>();
-        StepVerifier.create(engine.connect(config().withPort(port))).expectErrorSatisfies(error::set).verify(WAIT);
+        StepVerifier.create(engine.connect(localConfig().withPort(port))).expectErrorSatisfies(error::set).verify(WAIT);
         ConnectionRejectedException e = assertInstanceOf(ConnectionRejectedException.class, error.get());
         assertEquals(Rejection.UNSPECIFIED, e.rejection());
         assertNull(e.serverReason());

@@ -52,7 +52,7 @@ class ServerAdmissionRxeTest {
     static final Duration WAIT = Duration.ofSeconds(60);
 
     private final RxeResources resources = new RxeResources();
-    private final List<Process> processes = new ArrayList<>();
+    private final PeerProcesses processes = new PeerProcesses();
 
     @BeforeEach
     void requireDevice() {
@@ -62,9 +62,7 @@ class ServerAdmissionRxeTest {
     @AfterEach
     void close() {
         resources.close();
-        for (Process p : processes) {
-            p.destroyForcibly();
-        }
+        processes.close();
     }
 
     private static String host() {
@@ -153,20 +151,6 @@ class ServerAdmissionRxeTest {
         echoOnce(second);
     }
 
-    private Process start(String... command) throws IOException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        processes.add(p);
-        return p;
-    }
-
-    private static String finish(Process p, String what) throws Exception {
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            fail(what + " did not finish within 60 s");
-        }
-        return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    }
-
     /**
      * rdma-core's rdma_client as the peer: it sends no private data and reads none (no example in
      * librdmacm/examples carries private data on an RC connection rxe supports: rdma_xserver's is XRC).
@@ -188,11 +172,11 @@ class ServerAdmissionRxeTest {
                 })))
                 .bindNow(WAIT);
         resources.servers.add(server);
-        Process rejectedClient = start("rdma_client", "-s", host(), "-p", Integer.toString(server.port()));
-        String out = finish(rejectedClient, "rdma_client");
+        Process rejectedClient = processes.start("rdma_client", "-s", host(), "-p", Integer.toString(server.port()));
+        String out = PeerProcesses.finish(rejectedClient, "rdma_client");
         assertNotEquals(0, rejectedClient.exitValue(), "rdma_client should have been rejected:\n" + out);
-        Process accepted = start("rdma_client", "-s", host(), "-p", Integer.toString(server.port()));
-        out = finish(accepted, "rdma_client");
+        Process accepted = processes.start("rdma_client", "-s", host(), "-p", Integer.toString(server.port()));
+        out = PeerProcesses.finish(accepted, "rdma_client");
         assertEquals(0, accepted.exitValue(), "rdma_client failed:\n" + out);
         assertEquals(2, seen.size());
         assertNotNull(seen.get(0).remoteAddress());
@@ -202,32 +186,20 @@ class ServerAdmissionRxeTest {
     @Test
     void privateDataToRdmaServerIsHarmless() throws Exception {
         int port = 20000 + (int) ((ProcessHandle.current().pid() + 7) % 20000);
-        Process server = start("rdma_server", "-s", host(), "-p", Integer.toString(port));
+        Process server = processes.start("rdma_server", "-s", host(), "-p", Integer.toString(port));
         RdmaClient client = RdmaClient.create().host(host()).port(port).privateData(bytes("hello rdma_server"));
-        RdmaConnection c = null;
-        for (int attempt = 0; attempt < 40 && c == null; attempt++) {
-            try {
-                c = client.connectNow(WAIT);
-            } catch (RdmaConnectException notYetListening) {
-                if (!server.isAlive()) {
-                    fail("rdma_server exited: " + finish(server, "rdma_server"));
-                }
-                Thread.sleep(250);
-            }
-        }
-        assertNotNull(c, "rdma_server never accepted");
+        RdmaConnection c = PeerProcesses.connectWhenListening(client, server, WAIT);
         resources.clients.add(c);
         assertEquals(0, c.peerPrivateData().length, "rdma_server accepts without private data");
-        RdmaConnection conn = c;
-        StepVerifier.create(conn.receive())
-                .then(() -> conn.send(ByteBuffer.wrap(bytes("sixteen bytes!!!"))).subscribe())
+        StepVerifier.create(c.receive())
+                .then(() -> c.send(ByteBuffer.wrap(bytes("sixteen bytes!!!"))).subscribe())
                 .assertNext(m -> {
                     assertEquals(16, m.length());
                     m.release();
                 })
                 .expectComplete()
                 .verify(WAIT);
-        String out = finish(server, "rdma_server");
+        String out = PeerProcesses.finish(server, "rdma_server");
         assertEquals(0, server.exitValue(), "rdma_server failed:\n" + out);
     }
 

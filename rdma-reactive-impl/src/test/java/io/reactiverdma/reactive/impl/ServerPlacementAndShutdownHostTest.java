@@ -40,18 +40,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ServerPlacementAndShutdownHostTest extends LoopbackEngineTestBase {
     static final Duration WAIT = Duration.ofSeconds(10);
 
-    private static RdmaTransportConfig config() {
-        return RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0);
-    }
-
-    private void bind(RdmaTransportConfig c) {
-        server = engine.bind(c, conn -> {
-            serverConnection.tryEmitValue(conn);
-            return conn.onDispose();
-        }).block(WAIT);
-        assertNotNull(server);
-    }
-
     private LoopbackCmId activeId() {
         return stack.liveIds().stream().filter(i -> !i.isConnectRequest() && i.peer() != null).findFirst()
                 .orElseThrow();
@@ -59,8 +47,8 @@ class ServerPlacementAndShutdownHostTest extends LoopbackEngineTestBase {
 
     @Test
     void ackTimeoutAndTypeOfServiceReachRdmaCmOnlyWhenSet() {
-        bind(config().withOption(RdmaOption.ACK_TIMEOUT, 14));
-        client = engine.connect(config().withPort(server.port()).withOption(RdmaOption.ACK_TIMEOUT, 16)
+        bindServer(localConfig().withOption(RdmaOption.ACK_TIMEOUT, 14));
+        client = engine.connect(localConfig().withPort(server.port()).withOption(RdmaOption.ACK_TIMEOUT, 16)
                 .withOption(RdmaOption.TYPE_OF_SERVICE, 96)).block(WAIT);
         assertNotNull(client);
         LoopbackCmId clientId = activeId();
@@ -72,7 +60,7 @@ class ServerPlacementAndShutdownHostTest extends LoopbackEngineTestBase {
         client.dispose();
         client.onDispose().block(WAIT);
 
-        client = engine.connect(config().withPort(server.port()).withOption(RdmaOption.RETRY_COUNT, 2)).block(WAIT);
+        client = engine.connect(localConfig().withPort(server.port()).withOption(RdmaOption.RETRY_COUNT, 2)).block(WAIT);
         LoopbackCmId plain = activeId();
         assertEquals(-1, plain.ackTimeout(), "unset: rdma_cm's default");
         assertEquals(-1, plain.typeOfService(), "unset: rdma_cm's default");
@@ -81,8 +69,8 @@ class ServerPlacementAndShutdownHostTest extends LoopbackEngineTestBase {
 
     @Test
     void aClientConnectsFromTheLocalAddressItNames() throws Exception {
-        bind(config());
-        client = engine.connect(config().withPort(server.port()).withOption(RdmaOption.LOCAL_ADDRESS, "10.77.0.1"))
+        bindServer(localConfig());
+        client = engine.connect(localConfig().withPort(server.port()).withOption(RdmaOption.LOCAL_ADDRESS, "10.77.0.1"))
                 .block(WAIT);
         assertNotNull(client);
         assertEquals(InetAddress.getByName("10.77.0.1"), client.localAddress().getAddress());
@@ -92,8 +80,8 @@ class ServerPlacementAndShutdownHostTest extends LoopbackEngineTestBase {
 
     @Test
     void aLocalAddressOnNoDeviceFailsTheConnectTyped() {
-        bind(config());
-        StepVerifier.create(engine.connect(config().withPort(server.port())
+        bindServer(localConfig());
+        StepVerifier.create(engine.connect(localConfig().withPort(server.port())
                         .withOption(RdmaOption.LOCAL_ADDRESS, "10.99.0.1")))
                 .expectError(RdmaException.class)
                 .verify(WAIT);
@@ -101,8 +89,8 @@ class ServerPlacementAndShutdownHostTest extends LoopbackEngineTestBase {
 
     @Test
     void pollersUseTheCompletionVectorAskedForWrappedToTheDevicesCount() {
-        bind(config().withOption(RdmaOption.COMPLETION_VECTOR, 6)); // 4 vectors: 6 -> 2
-        client = engine.connect(config().withPort(server.port()).withOption(RdmaOption.COMPLETION_VECTOR, 1))
+        bindServer(localConfig().withOption(RdmaOption.COMPLETION_VECTOR, 6)); // 4 vectors: 6 -> 2
+        client = engine.connect(localConfig().withPort(server.port()).withOption(RdmaOption.COMPLETION_VECTOR, 1))
                 .block(WAIT);
         assertNotNull(client);
         LoopbackDevice device = stack.device("loopback0");
@@ -125,8 +113,8 @@ class ServerPlacementAndShutdownHostTest extends LoopbackEngineTestBase {
         // Registered at start, read by a client later through its connection.
         RegisteredBuffer table = byName.allocateRegistered(64, RemoteAccess.READ);
         table.buffer().put(0, "exposed at start".getBytes(StandardCharsets.UTF_8));
-        bind(config());
-        client = engine.connect(config().withPort(server.port())).block(WAIT);
+        bindServer(localConfig());
+        client = engine.connect(localConfig().withPort(server.port())).block(WAIT);
         assertNotNull(client);
         assertSame(byName, serverConnection.asMono().block(WAIT).memory());
         RegisteredBuffer local = client.memory().allocate(16);
@@ -154,14 +142,14 @@ class ServerPlacementAndShutdownHostTest extends LoopbackEngineTestBase {
     @Test
     void gracefulShutdownStopsAcceptingAndWaitsForTheHandlersWork() {
         // The handler answers one request, then its publisher completes: work that finishes on its own.
-        server = engine.bind(config(), conn -> {
+        server = engine.bind(localConfig(), conn -> {
             serverConnection.tryEmitValue(conn);
             return conn.receive().take(1).concatMap(m -> {
                 m.release();
                 return Mono.delay(Duration.ofMillis(300)).then(conn.send(text("done")));
             }).then();
         }).block(WAIT);
-        client = engine.connect(config().withPort(server.port())).block(WAIT);
+        client = engine.connect(localConfig().withPort(server.port())).block(WAIT);
         assertNotNull(client);
         Mono<RdmaMessage> answer = client.receive().next().cache();
         answer.subscribe();
@@ -171,7 +159,7 @@ class ServerPlacementAndShutdownHostTest extends LoopbackEngineTestBase {
         Mono<Void> shutdown = server.disposeGracefully(Duration.ofSeconds(5)).cache();
         shutdown.subscribe();
         // New requests are refused at once.
-        StepVerifier.create(engine.connect(config().withPort(server.port())))
+        StepVerifier.create(engine.connect(localConfig().withPort(server.port())))
                 .expectError(ConnectionRejectedException.class)
                 .verify(WAIT);
         // The request in flight is answered, then the server closes well before the bound.
@@ -187,8 +175,8 @@ class ServerPlacementAndShutdownHostTest extends LoopbackEngineTestBase {
 
     @Test
     void workStillRunningAtTheBoundIsClosed() {
-        bind(config()); // the handler runs until its connection closes
-        client = engine.connect(config().withPort(server.port())).block(WAIT);
+        bindServer(localConfig()); // the handler runs until its connection closes
+        client = engine.connect(localConfig().withPort(server.port())).block(WAIT);
         assertNotNull(client);
         RdmaConnection s = serverConnection.asMono().block(WAIT);
         AtomicReference<Throwable> serverSend = new AtomicReference<>();
@@ -210,8 +198,8 @@ class ServerPlacementAndShutdownHostTest extends LoopbackEngineTestBase {
 
     @Test
     void requestsWaitingForTheAcceptorAreRejectedAsShuttingDown() {
-        bind(config().withAcceptor(r -> Mono.never()));
-        Mono<RdmaConnection> attempt = engine.connect(config().withPort(server.port())).cache();
+        bindServer(localConfig().withAcceptor(r -> Mono.never()));
+        Mono<RdmaConnection> attempt = engine.connect(localConfig().withPort(server.port())).cache();
         attempt.subscribe(c -> { }, e -> { });
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (stack.passiveIds().isEmpty()) {
@@ -229,8 +217,8 @@ class ServerPlacementAndShutdownHostTest extends LoopbackEngineTestBase {
 
     @Test
     void aCancelledGracefulShutdownStillEndsAtTheBound() {
-        bind(config());
-        client = engine.connect(config().withPort(server.port())).block(WAIT);
+        bindServer(localConfig());
+        client = engine.connect(localConfig().withPort(server.port())).block(WAIT);
         server.disposeGracefully(Duration.ofMillis(200)).subscribe().dispose();
         server.onDispose().block(WAIT);
         client.onDispose().block(WAIT);
@@ -240,10 +228,10 @@ class ServerPlacementAndShutdownHostTest extends LoopbackEngineTestBase {
     @Test
     void acceptDataStillWorksAfterAnotherServerShutDown() {
         // Two servers on one engine: shutting one down leaves the other admitting.
-        bind(config().withAcceptor(r -> Mono.just(Admission.accept(new byte[] {1, 2, 3}))));
-        var other = engine.bind(config(), c -> c.onDispose()).block(WAIT);
+        bindServer(localConfig().withAcceptor(r -> Mono.just(Admission.accept(new byte[] {1, 2, 3}))));
+        var other = engine.bind(localConfig(), c -> c.onDispose()).block(WAIT);
         other.disposeGracefully(Duration.ofSeconds(1)).block(WAIT);
-        client = engine.connect(config().withPort(server.port())).block(WAIT);
+        client = engine.connect(localConfig().withPort(server.port())).block(WAIT);
         assertEquals(3, client.peerPrivateData().length);
     }
 }

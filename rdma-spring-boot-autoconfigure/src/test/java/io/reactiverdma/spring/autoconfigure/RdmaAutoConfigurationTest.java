@@ -107,31 +107,31 @@ class RdmaAutoConfigurationTest {
                 });
     }
 
+    /** Without starting a context (starting binds, which needs a device): the server bean's factory method. */
     @Test
     void theServersAdmissionAndShutdownPropertiesAndItsAcceptorBeanReachTheServer() {
         io.reactiverdma.reactive.ConnectionAcceptor acceptor = r -> Mono.empty();
-        runner.withBean(RdmaConnectionHandler.class, () -> conn -> Mono.empty())
-                .withBean(io.reactiverdma.reactive.ConnectionAcceptor.class, () -> acceptor)
-                .withPropertyValues("reactive-rdma.server.enabled=true", "reactive-rdma.server.host=10.77.0.1",
-                        "reactive-rdma.server.max-connections=1000", "reactive-rdma.server.accept-timeout=2s",
-                        "reactive-rdma.server.ack-timeout=16", "reactive-rdma.server.drain-timeout=5s")
-                .run(ctx -> {
-                    RdmaTransportConfig c = ctx.getBean(RdmaServerLifecycle.class).configuration().configuration();
-                    assertThat(c.option(RdmaOption.MAX_CONNECTIONS)).isEqualTo(1000);
-                    assertThat(c.option(RdmaOption.ACCEPT_TIMEOUT)).isEqualTo(Duration.ofSeconds(2));
-                    assertThat(c.option(RdmaOption.ACK_TIMEOUT)).isEqualTo(16);
-                    assertThat(c.acceptor()).isSameAs(acceptor);
-                });
-        runner.withBean(RdmaConnectionHandler.class, () -> conn -> Mono.empty())
-                .withPropertyValues("reactive-rdma.server.enabled=true", "reactive-rdma.server.host=10.77.0.1",
-                        "reactive-rdma.server.drain-timeout=-1s")
-                .run(ctx -> assertThat(invalidProperty(ctx).getName())
-                        .isEqualTo("reactive-rdma.server.drain-timeout"));
-        runner.withBean(RdmaConnectionHandler.class, () -> conn -> Mono.empty())
-                .withPropertyValues("reactive-rdma.server.enabled=true", "reactive-rdma.server.host=10.77.0.1",
-                        "reactive-rdma.server.max-connections=0")
-                .run(ctx -> assertThat(invalidProperty(ctx).getName())
-                        .isEqualTo("reactive-rdma.server.max-connections"));
+        org.springframework.beans.factory.support.StaticListableBeanFactory beans =
+                new org.springframework.beans.factory.support.StaticListableBeanFactory();
+        beans.addBean("handler", (RdmaConnectionHandler) conn -> Mono.empty());
+        beans.addBean("acceptor", acceptor);
+        RdmaProperties properties = new RdmaProperties();
+        properties.getServer().setEnabled(true);
+        properties.getServer().setHost("10.77.0.1");
+        properties.getServer().setMaxConnections(1000);
+        properties.getServer().setAcceptTimeout(Duration.ofSeconds(2));
+        properties.getServer().setAckTimeout(16);
+        properties.getServer().setCompletionVector(2);
+        properties.getServer().setDrainTimeout(Duration.ofSeconds(5));
+        RdmaServerLifecycle lifecycle = new RdmaAutoConfiguration.ServerConfiguration().rdmaServer(properties,
+                beans.getBeanProvider(RdmaConnectionHandler.class), beans.getBeanProvider(RdmaServerCustomizer.class),
+                beans.getBeanProvider(io.reactiverdma.reactive.ConnectionAcceptor.class));
+        RdmaTransportConfig c = lifecycle.configuration().configuration();
+        assertThat(c.option(RdmaOption.MAX_CONNECTIONS)).isEqualTo(1000);
+        assertThat(c.option(RdmaOption.ACCEPT_TIMEOUT)).isEqualTo(Duration.ofSeconds(2));
+        assertThat(c.option(RdmaOption.ACK_TIMEOUT)).isEqualTo(16);
+        assertThat(c.option(RdmaOption.COMPLETION_VECTOR)).isEqualTo(2);
+        assertThat(c.acceptor()).isSameAs(acceptor);
     }
 
     @Test
@@ -172,6 +172,11 @@ class RdmaAutoConfigurationTest {
             "reactive-rdma.client.port                | 0          | a client connects to a server's port: 1..65535, got 0",
             "reactive-rdma.client.host                | ' '        | host is blank",
             "reactive-rdma.server.retry-count         | 8          | option RETRY_COUNT must be 0..7, got 8",
+            "reactive-rdma.server.max-connections     | 0          | option MAX_CONNECTIONS must be 1..2147483647, got 0",
+            "reactive-rdma.server.accept-timeout      | 0s         | option ACCEPT_TIMEOUT must be a duration from 1 ms",
+            "reactive-rdma.server.drain-timeout       | -1s        | must be 0 or a positive duration",
+            "reactive-rdma.client.ack-timeout         | 32         | option ACK_TIMEOUT must be 0..31, got 32",
+            "reactive-rdma.client.type-of-service     | 256        | option TYPE_OF_SERVICE must be -1..255, got 256",
     })
     void aRefusedValueFailsTheStartNamingTheProperty(String property, String value, String reason) {
         ApplicationContextRunner r = runner.withPropertyValues(property + "=" + value);
