@@ -249,11 +249,12 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
         }
     }
 
+    /** A well-formed offer (whatever its version) whose length byte claims {@code applicationLength} bytes. */
     private static byte[] offerClaiming(int applicationLength, int total) {
-        ByteBuffer b = ByteBuffer.allocate(total);
-        b.putInt(0x52524D41).put((byte) 1).put((byte) 1).put((byte) applicationLength).put((byte) 0)
-                .putLong(0x1000).putInt(7).putInt(4096);
-        return b.array();
+        byte[] offer = new io.reactiverdma.reactive.impl.connection.Negotiation(true, 0x1000, 7, 4096).encode();
+        byte[] b = Arrays.copyOf(offer, total);
+        b[6] = (byte) applicationLength;
+        return b;
     }
 
     @Test
