@@ -207,6 +207,16 @@ public final class SendWorkRequests {
         return i;
     }
 
+    /**
+     * Sets {@code sendFlags} bits on work request i in addition to those it has (to signal the last request
+     * of a chain once the chain's length is known).
+     */
+    public SendWorkRequests addSendFlags(int i, int sendFlags) {
+        int o = at(i) + SEND_FLAGS_OFFSET;
+        buffer.putInt(o, buffer.getInt(o) | sendFlags);
+        return this;
+    }
+
     /** Appends a scatter/gather element to work request i: {@code length} bytes at {@code addr}, MR key {@code lkey}. */
     public SendWorkRequests sge(int i, long addr, int length, int lkey) {
         int o = at(i);

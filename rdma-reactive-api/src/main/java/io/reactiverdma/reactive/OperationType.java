@@ -11,7 +11,11 @@ public enum OperationType {
     COMPARE_AND_SWAP("cas"),
     FETCH_AND_ADD("faa"),
     /** The framework's own flow-control update (an RDMA WRITE of the receive credit counter). */
-    CREDIT_UPDATE("credit");
+    CREDIT_UPDATE("credit"),
+    /** The bind of a memory window that exposes a buffer to one connection ({@link RdmaConnection#expose}). */
+    BIND_WINDOW("bind_mw"),
+    /** The invalidation of such a window ({@link ExposedRegion#revoke()}). */
+    INVALIDATE_WINDOW("local_inv");
 
     private final String tag;
 

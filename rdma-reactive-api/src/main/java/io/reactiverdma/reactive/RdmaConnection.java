@@ -47,6 +47,36 @@ public interface RdmaConnection extends Disposable {
     Flux<RdmaMessage> receive();
 
     /**
+     * The peer's messages, decoded as they arrive, without a message handle per message: {@code decoder} is
+     * called once per message, in order, with a message that is valid only during the call (its
+     * {@link RdmaMessage#data()} is a read-only view of the receive buffer, which is reposted as soon as the
+     * decoder returns: copy what you need, keep nothing of the message; using it afterwards throws
+     * {@link InvalidRequestException} {@code BUFFER_RELEASED}; {@link RdmaMessage#release()} does nothing).
+     * Emits what {@code decoder} returns. Demand, ordering, completion, errors, the single subscriber and
+     * cancellation are as for {@link #receive()}; receives are posted only for demand, and buffers come back
+     * without any release by the application. A decoder that throws, or returns null, fails the
+     * {@code Flux} with that error (the message's buffer is taken back). The engine calls the decoder on the
+     * connection's poller thread: it must not block. This is the allocation-free way to consume a stream
+     * of messages: the engine creates nothing per message (with a callback scheduler configured, one task
+     * per message hands the result over).
+     *
+     * <p>The default implementation, for other transports, decodes each {@link #receive()} message and
+     * releases it.
+     *
+     * @throws NullPointerException when {@code decoder} is null
+     */
+    default <T> Flux<T> receive(java.util.function.Function<? super RdmaMessage, ? extends T> decoder) {
+        java.util.Objects.requireNonNull(decoder, "decoder");
+        return receive().map(m -> {
+            try {
+                return decoder.apply(m);
+            } finally {
+                m.release();
+            }
+        });
+    }
+
+    /**
      * Sends {@code data} (from its position to its limit, not changed) as one message. The bytes are copied
      * (inline or into a pooled registered buffer) when the {@code Mono} is subscribed: the caller may reuse
      * {@code data} after subscribing.
@@ -99,6 +129,27 @@ public interface RdmaConnection extends Disposable {
      * {@link #compareAndSwap}.
      */
     Mono<Long> fetchAndAdd(RemoteRegion remote, long delta);
+
+    /**
+     * Exposes {@code buffer} (all of it) to this connection's peer only, with {@code access}: binds a type 2
+     * memory window onto it for this connection's queue pair. Emits the {@link ExposedRegion} (whose
+     * {@link ExposedRegion#remoteRegion()} is what to hand to the peer) once the bind has completed, so the
+     * peer may use it as soon as it has it. The buffer needs no remote access of its own: memory from
+     * {@link RdmaMemory} (pooled, or registered with no {@link RemoteAccess} at all) can be exposed, and is
+     * reachable remotely through its windows only. The buffer is held until the region is revoked; it is
+     * revoked by {@link ExposedRegion#revoke()} or when the connection closes.
+     *
+     * <p>Fails with {@link InvalidRequestException} before anything is posted: {@code ILLEGAL_ARGUMENT} when
+     * no access is named, {@code NOT_SUPPORTED} when the device has no type 2 memory windows,
+     * {@code FOREIGN_BUFFER}, {@code BUFFER_RELEASED} or {@code CONNECTION_CLOSED} as for other operations;
+     * with {@link RdmaException} when the device refuses to allocate a window; with
+     * {@link RdmaCompletionException} when the bind fails (the connection then closes); with
+     * {@link ConnectionClosedException} when the connection closed before the bind. Cancelling before the
+     * bind completed revokes the region as soon as it is bound.
+     *
+     * @throws NullPointerException when {@code buffer} or {@code access} is null
+     */
+    Mono<ExposedRegion> expose(RegisteredBuffer buffer, RemoteAccess... access);
 
     /**
      * The connection's state changes: every rdma_cm event that concerns it, then {@link ConnectionEvent.Type#CLOSED}.

@@ -110,6 +110,6 @@ class ExceptionsTest {
         assertEquals("cas", OperationType.COMPARE_AND_SWAP.tag());
         assertEquals("faa", OperationType.FETCH_AND_ADD.tag());
         assertEquals("credit", OperationType.CREDIT_UPDATE.tag());
-        assertEquals(9, OperationType.values().length);
+        assertEquals(11, OperationType.values().length);
     }
 }

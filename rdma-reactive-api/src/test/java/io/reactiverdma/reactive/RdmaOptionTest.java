@@ -34,6 +34,7 @@ class RdmaOptionTest {
                 Arguments.of(RdmaOption.READ_ATOMIC_DEPTH, 4, 1, 255),
                 Arguments.of(RdmaOption.RNR_RETRY_COUNT, 3, 0, 6),
                 Arguments.of(RdmaOption.RETRY_COUNT, 6, 0, 7),
+                Arguments.of(RdmaOption.SIGNAL_INTERVAL, 16, 1, 16384),
                 Arguments.of(RdmaOption.ACK_TIMEOUT, 0, 0, 31),
                 Arguments.of(RdmaOption.TYPE_OF_SERVICE, -1, -1, 255),
                 Arguments.of(RdmaOption.COMPLETION_VECTOR, 0, 0, 1023),
@@ -42,8 +43,12 @@ class RdmaOptionTest {
 
     @Test
     void allListsEveryPublicOptionOnceWithDistinctNames() {
-        assertEquals(18, RdmaOption.ALL.size());
-        assertEquals(18, new HashSet<>(RdmaOption.ALL).size());
+        // Every public RdmaOption constant, found by reflection, so a new option cannot be left out of ALL.
+        long constants = java.util.Arrays.stream(RdmaOption.class.getFields())
+                .filter(f -> java.lang.reflect.Modifier.isStatic(f.getModifiers()) && f.getType() == RdmaOption.class)
+                .count();
+        assertEquals(constants, RdmaOption.ALL.size());
+        assertEquals(constants, new HashSet<>(RdmaOption.ALL).size());
         Set<String> names = new HashSet<>();
         for (RdmaOption<?> o : RdmaOption.ALL) {
             assertTrue(names.add(o.name()), "duplicate name " + o.name());
@@ -52,8 +57,9 @@ class RdmaOptionTest {
                 RdmaOption.RECEIVE_BUFFER_SIZE, RdmaOption.MAX_INLINE_DATA, RdmaOption.POLL_BATCH_SIZE,
                 RdmaOption.CREDIT_FLOW_CONTROL, RdmaOption.COMPLETION_QUEUE_MODE, RdmaOption.IDLE_STRATEGY,
                 RdmaOption.CONNECT_TIMEOUT, RdmaOption.READ_ATOMIC_DEPTH, RdmaOption.RNR_RETRY_COUNT,
-                RdmaOption.RETRY_COUNT, RdmaOption.ACK_TIMEOUT, RdmaOption.TYPE_OF_SERVICE, RdmaOption.LOCAL_ADDRESS,
-                RdmaOption.COMPLETION_VECTOR, RdmaOption.MAX_CONNECTIONS, RdmaOption.ACCEPT_TIMEOUT)) {
+                RdmaOption.RETRY_COUNT, RdmaOption.SIGNAL_INTERVAL, RdmaOption.ACK_TIMEOUT,
+                RdmaOption.TYPE_OF_SERVICE, RdmaOption.LOCAL_ADDRESS, RdmaOption.COMPLETION_VECTOR,
+                RdmaOption.MAX_CONNECTIONS, RdmaOption.ACCEPT_TIMEOUT)) {
             assertTrue(RdmaOption.ALL.contains(o), o + " missing from ALL");
         }
         assertThrows(UnsupportedOperationException.class, () -> RdmaOption.ALL.remove(0));

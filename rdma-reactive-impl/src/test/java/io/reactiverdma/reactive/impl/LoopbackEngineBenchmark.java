@@ -37,8 +37,9 @@ import java.util.concurrent.TimeUnit;
  * client engine on one loopback stack (so each side has its own completion queues and pollers, as two hosts
  * would), connected once per trial with the default options (credit flow control on, 64-byte
  * {@code MAX_INLINE_DATA}, shared CQs) and the idle strategy of {@link #idle} on both sides. The server's
- * connection handler subscribes to {@code receive()} and releases every message at once, so its receives
- * are reposted and its credits returned as fast as the engine can.
+ * connection handler subscribes to {@code receive()} and releases every message at once, or (with
+ * {@link #receiver} {@code decode}) to {@code receive(decoder)}, so its receives are reposted and its credits
+ * returned as fast as the engine can.
  *
  * <p>Only public entry points are used ({@code new RdmaEngine(LoopbackStack)}, {@code bind}, {@code connect},
  * the {@link RdmaConnection} operations), so the same file runs on the engine before and after the
@@ -58,6 +59,10 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@link #pipelinedSends}: {@value #PIPELINE} {@code send(RegisteredBuffer)} in flight at once
  *       ({@code Flux.range(0, 64).flatMap(i -> send(buf), 64)}), waited for together: the cost per message
  *       when the pollers and the device stay busy (credits and send slots pace it; the score is per message).</li>
+ *   <li>{@link #streamingSend}: {@value #STREAM} messages of {@value #MESSAGE_SIZE} bytes through one
+ *       {@code send(Publisher)} (the streaming path: copied into the stream's registered staging slots on the
+ *       caller's thread, posted in chains, one in {@code SIGNAL_INTERVAL} signalled), waited for together; the
+ *       score is per message.</li>
  *   <li>{@link #write64}: one RDMA WRITE of {@value #MESSAGE_SIZE} bytes into a region the server registered
  *       for remote writes (one-sided: no receive, no credit at the server), subscribed and waited for.</li>
  * </ul>
@@ -84,10 +89,19 @@ public class LoopbackEngineBenchmark {
     static final int MESSAGE_SIZE = 64;
     /** Sends in flight at once in {@link #pipelinedSends} (the server's default receive depth). */
     static final int PIPELINE = 64;
+    /** Messages per {@link #streamingSend} invocation. */
+    static final int STREAM = 4096;
 
     /** Both sides' {@link RdmaOption#IDLE_STRATEGY}: {@code busySpin} or the default {@code eventDriven}. */
     @Param({"busySpin", "eventDriven"})
     public String idle;
+
+    /**
+     * How the server consumes: {@code release} ({@code receive()}, each message released at once) or
+     * {@code decode} ({@code receive(decoder)}, no message handle: the allocation-free receive path).
+     */
+    @Param({"release", "decode"})
+    public String receiver;
 
     private LoopbackStack stack;
     private DisposableRdmaServer server;
@@ -97,6 +111,7 @@ public class LoopbackEngineBenchmark {
     private RegisteredBuffer exposed;
     private RemoteRegion region;
     private Mono<Void> pipeline;
+    private Mono<Void> stream;
 
     @Setup(Level.Trial)
     public void connect() {
@@ -111,8 +126,17 @@ public class LoopbackEngineBenchmark {
         RdmaTransportConfig config = RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0)
                 .withOption(RdmaOption.IDLE_STRATEGY, strategy);
         Sinks.One<RdmaConnection> accepted = Sinks.one();
+        boolean decode = switch (receiver) {
+            case "release" -> false;
+            case "decode" -> true;
+            default -> throw new IllegalArgumentException("receiver: " + receiver);
+        };
         server = serverEngine.bind(config, c -> {
-            c.receive().subscribe(RdmaMessage::release, e -> { });
+            if (decode) {
+                c.receive(RdmaMessage::length).subscribe(length -> { }, e -> { }); // 64: a cached Integer
+            } else {
+                c.receive().subscribe(RdmaMessage::release, e -> { });
+            }
             accepted.tryEmitValue(c);
             return c.onDispose();
         }).block(WAIT);
@@ -135,6 +159,10 @@ public class LoopbackEngineBenchmark {
         RdmaConnection c = client;
         RegisteredBuffer b = registered;
         pipeline = Flux.range(0, PIPELINE).flatMap(i -> c.send(b), PIPELINE).then();
+        // The same heap buffer STREAM times, from an array: the upstream itself allocates nothing per message.
+        ByteBuffer[] messages = new ByteBuffer[STREAM];
+        java.util.Arrays.fill(messages, heap);
+        stream = c.send(Flux.fromArray(messages));
     }
 
     @TearDown(Level.Trial)
@@ -173,6 +201,13 @@ public class LoopbackEngineBenchmark {
     @OperationsPerInvocation(PIPELINE)
     public void pipelinedSends() {
         pipeline.block(WAIT);
+    }
+
+    /** {@value #STREAM} messages through one {@code send(Publisher)}: the score is per message. */
+    @Benchmark
+    @OperationsPerInvocation(STREAM)
+    public void streamingSend() {
+        stream.block(WAIT);
     }
 
     @Benchmark

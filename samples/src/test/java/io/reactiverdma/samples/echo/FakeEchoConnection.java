@@ -155,6 +155,12 @@ final class FakeEchoConnection implements RdmaConnection {
     }
 
     @Override
+    public Mono<io.reactiverdma.reactive.ExposedRegion> expose(RegisteredBuffer buffer,
+            io.reactiverdma.reactive.RemoteAccess... access) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
     public Mono<Void> writeWithImmediate(RegisteredBuffer local, RemoteRegion remote, int immediate) {
         throw new UnsupportedOperationException();
     }

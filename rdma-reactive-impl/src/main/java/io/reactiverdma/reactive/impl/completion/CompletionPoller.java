@@ -21,7 +21,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@link #inPollerThread()}).
  *
  * <p>Its duty cycle is {@link #doWork()}: poll a batch, run handed-over tasks, re-read the credit words of
- * connections waiting for credits; it returns the work done, and the idle strategy decides what to do with
+ * connections waiting for credits, then let every connection that has work ready post it, as one chained
+ * post per connection (doorbell batching: what one cycle's completions and tasks made ready goes to the
+ * device in one {@code ibv_post_send}); it returns the work done, and the idle strategy decides what to do with
  * zero. Event-driven idling arms the CQ, polls once more (a completion between the last poll and the arming
  * raises no event) and sleeps on the completion channel until an event or a {@link #execute wake-up}.
  *
@@ -54,9 +56,10 @@ public final class CompletionPoller implements CompletionQueue.Handler {
     private final IdleStrategy creditWaitIdle = new IdleStrategy.Backoff(20, 5, 1_000, 100_000);
     private final EngineMetrics metrics;
     private final Queue<Runnable> tasks = Queues.<Runnable>unboundedMultiproducer().get();
-    private final Queue<PollerClient> newCreditWaiters = Queues.<PollerClient>unboundedMultiproducer().get();
     /** Poller-thread only. */
     private final ArrayList<PollerClient> creditWaiters = new ArrayList<>();
+    /** Clients with work ready to post at the end of this cycle (poller-thread only). */
+    private final ArrayList<PollerClient> flushes = new ArrayList<>();
     private final java.util.Set<PollerClient> clients = ConcurrentHashMap.newKeySet();
     private final Thread thread;
     private volatile boolean running = true;
@@ -143,10 +146,22 @@ public final class CompletionPoller implements CompletionQueue.Handler {
         clients.remove(client);
     }
 
-    /** {@code client} waits for credits: re-check it every cycle until it says otherwise. */
+    /**
+     * {@code client} has work ready to post: its {@link PollerClient#flush()} runs at the end of this duty
+     * cycle (once, however often it was requested: the client keeps its own flag). Poller thread only.
+     */
+    public void requestFlush(PollerClient client) {
+        flushes.add(client);
+    }
+
+    /**
+     * {@code client} waits for credits: re-check it every cycle until it says otherwise. Poller thread only
+     * (a connection's send queue registers itself while it posts), so it is a plain list: no allocation.
+     */
     public void awaitCredits(PollerClient client) {
-        newCreditWaiters.offer(client);
-        wake();
+        if (!creditWaiters.contains(client)) {
+            creditWaiters.add(client);
+        }
     }
 
     /**
@@ -185,7 +200,27 @@ public final class CompletionPoller implements CompletionQueue.Handler {
         if (failure == null) {
             work += checkCreditWaiters();
         }
+        work += flushClients();
         return work;
+    }
+
+    /**
+     * Lets every client that has work ready post it, each as one chain. A flush may make more ready (a
+     * stream's upstream answering a request on this thread): such a client is added again and flushed in
+     * the same pass.
+     */
+    private int flushClients() {
+        int posted = 0;
+        for (int i = 0; i < flushes.size(); i++) {
+            PollerClient c = flushes.get(i);
+            try {
+                posted += c.flush();
+            } catch (Throwable t) {
+                EngineLog.error("completion poller " + name + ": posting the work of " + c + " failed", t);
+            }
+        }
+        flushes.clear();
+        return posted;
     }
 
     private void run() {
@@ -245,7 +280,7 @@ public final class CompletionPoller implements CompletionQueue.Handler {
                 metrics.pollBatch(n);
                 return;
             }
-            if (!tasks.isEmpty() || !newCreditWaiters.isEmpty() || !running) {
+            if (!tasks.isEmpty() || !flushes.isEmpty() || !running) {
                 return;
             }
             cq.await(MAX_SLEEP_NS);
@@ -263,7 +298,6 @@ public final class CompletionPoller implements CompletionQueue.Handler {
         EngineLog.error("completion poller " + name + " failed; failing its " + clients.size()
                 + " connections (its tasks still run)", cause);
         creditWaiters.clear();
-        newCreditWaiters.clear();
         for (PollerClient c : clients.toArray(PollerClient[]::new)) {
             try {
                 c.pollerFailed(cause);
@@ -288,12 +322,6 @@ public final class CompletionPoller implements CompletionQueue.Handler {
     }
 
     private int checkCreditWaiters() {
-        PollerClient c;
-        while ((c = newCreditWaiters.poll()) != null) {
-            if (!creditWaiters.contains(c)) {
-                creditWaiters.add(c);
-            }
-        }
         int progressed = 0;
         for (int i = creditWaiters.size() - 1; i >= 0; i--) {
             PollerClient w = creditWaiters.get(i);

@@ -17,4 +17,13 @@ public interface PollerClient {
      * registered, {@link CompletionPoller#PROGRESSED} and {@link CompletionPoller#DONE} drop it.
      */
     int recheckCredits();
+
+    /**
+     * Posts what this cycle made ready (requested with {@link CompletionPoller#requestFlush}): the poller
+     * calls it once per duty cycle, after the completions and tasks, so that everything that became ready in
+     * one cycle goes to the device as one chained post (one doorbell). Returns the work requests posted.
+     */
+    default int flush() {
+        return 0;
+    }
 }

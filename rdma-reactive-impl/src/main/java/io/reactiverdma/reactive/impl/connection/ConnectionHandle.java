@@ -1,6 +1,8 @@
 package io.reactiverdma.reactive.impl.connection;
 
 import io.reactiverdma.reactive.ConnectionEvent;
+import io.reactiverdma.reactive.ExposedRegion;
+import io.reactiverdma.reactive.RemoteAccess;
 import io.reactiverdma.reactive.OperationType;
 import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaMemory;
@@ -63,6 +65,12 @@ public final class ConnectionHandle implements RdmaConnection {
     }
 
     @Override
+    public <T> Flux<T> receive(java.util.function.Function<? super RdmaMessage, ? extends T> decoder) {
+        java.util.Objects.requireNonNull(decoder, "decoder");
+        return operations.receive(core.receive, decoder);
+    }
+
+    @Override
     public Mono<Void> send(ByteBuffer data) {
         return operations.sendCopy(OperationType.SEND, data, 0);
     }
@@ -105,6 +113,11 @@ public final class ConnectionHandle implements RdmaConnection {
     @Override
     public Mono<Long> fetchAndAdd(RemoteRegion remote, long delta) {
         return operations.atomic(OperationType.FETCH_AND_ADD, remote, delta, 0);
+    }
+
+    @Override
+    public Mono<ExposedRegion> expose(RegisteredBuffer buffer, RemoteAccess... access) {
+        return operations.expose(buffer, access);
     }
 
     @Override

@@ -8,14 +8,17 @@ import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
 
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.impl.support.EngineLog;
 import io.reactiverdma.reactive.impl.verbs.CmId;
+import io.reactiverdma.reactive.impl.verbs.MemoryWindow;
 import io.reactiverdma.reactive.impl.verbs.QpSpec;
 import io.reactiverdma.reactive.impl.verbs.QueuePair;
 
 /**
  * What one connection holds of its device, created together (on the rdma_cm thread, for an id whose route
  * is resolved or a connect request's id) and released in reverse: its CQ reservation (and so its poller),
- * its queue pair, its credit word and its receive buffers. If creating one of them fails, those created
+ * its queue pair, its credit word (with the memory window onto it, where the device has windows) and its
+ * receive buffers. If creating one of them fails, those created
  * before are released again and nothing leaks.
  */
 final class ConnectionResources {
@@ -24,6 +27,8 @@ final class ConnectionResources {
     final int cqEntries;
     final QueuePair qp;
     final ControlWords.Slot creditWord;
+    /** The type 2 window the peer writes {@link #creditWord} through; null without windows or credits. */
+    final MemoryWindow creditWindow;
     final EngineBuffer[] receiveBuffers;
     final int inlineLimit;
     /** Whether this side offers credits: asked for, and inline WRITEs of 8 bytes are possible. */
@@ -34,21 +39,26 @@ final class ConnectionResources {
         int sendDepth = config.option(RdmaOption.SEND_QUEUE_DEPTH);
         int recvDepth = config.option(RdmaOption.RECEIVE_QUEUE_DEPTH);
         int bufferSize = config.option(RdmaOption.RECEIVE_BUFFER_SIZE);
-        int sqDepth = sendDepth + 1; // + the credit update's own slot
-        this.cqEntries = sqDepth + recvDepth;
+        int sqDepth = sendDepth + 1 + CreditWordHandshake.SEND_SLOTS; // + the credit update's own slot, the handshake's
+        int rqDepth = recvDepth + CreditWordHandshake.RECEIVE_SLOTS;
+        this.cqEntries = sqDepth + rqDepth;
         this.cq = device.acquireCq(config, cqEntries, metrics);
         QueuePair q = null;
         ControlWords.Slot word = null;
+        MemoryWindow window = null;
         EngineBuffer[] buffers = new EngineBuffer[recvDepth];
         try {
             int askInline = Math.max(config.option(RdmaOption.MAX_INLINE_DATA), 8);
-            q = id.createQueuePair(device.pd, cq.cq, new QpSpec(sqDepth, recvDepth, askInline));
+            q = id.createQueuePair(device.pd, cq.cq, new QpSpec(sqDepth, rqDepth, askInline));
             int grantedInline = q.maxInlineData();
             this.inlineLimit = Math.min(config.option(RdmaOption.MAX_INLINE_DATA), grantedInline);
             // Credit updates are 8-byte inline WRITEs: inline means the value is copied at post time, so a
             // later update never races the device reading an earlier one.
             this.creditsOffered = config.option(RdmaOption.CREDIT_FLOW_CONTROL) && grantedInline >= 8;
             word = device.controlWords.allocate();
+            if (device.memoryWindows && creditsOffered) {
+                window = device.pd.allocateWindow();
+            }
             for (int i = 0; i < recvDepth; i++) {
                 buffers[i] = device.pool.allocatePooled(bufferSize);
             }
@@ -57,6 +67,9 @@ final class ConnectionResources {
                 if (b != null) {
                     b.release();
                 }
+            }
+            if (window != null) {
+                window.deallocate();
             }
             if (word != null) {
                 device.controlWords.free(word);
@@ -69,7 +82,22 @@ final class ConnectionResources {
         }
         this.qp = q;
         this.creditWord = word;
+        this.creditWindow = window;
         this.receiveBuffers = buffers;
+    }
+
+    /**
+     * Deallocates the credit word's window: before the QP is destroyed (rdma_cm thread), because a bound type
+     * 2 window holds on to its QP. The QP is in ERR by then, so nothing arrives through the window any more.
+     */
+    void deallocateWindow() {
+        if (creditWindow != null) {
+            try {
+                creditWindow.deallocate();
+            } catch (RuntimeException e) {
+                EngineLog.error("ibv_dealloc_mw of a credit word's window failed", e);
+            }
+        }
     }
 
     /**

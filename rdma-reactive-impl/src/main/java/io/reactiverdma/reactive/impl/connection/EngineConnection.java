@@ -43,8 +43,9 @@ import java.nio.ByteBuffer;
  * <h2>Close</h2> {@code CLOSING}: waiting operations fail, the rdma_cm thread moves the QP to ERR, its
  * posted work flushes and each flushed operation fails with {@link ConnectionClosedException}. When nothing
  * is outstanding, or after {@link #DRAIN_TIMEOUT}, or at once when the poller failed (no completion will
- * come): the rdma_cm thread destroys the QP (after which the device touches none of its buffers) and the
- * id; then, back on the poller thread, what is still pending is failed, receive() gets what arrived before
+ * come): the rdma_cm thread deallocates the memory windows bound to the QP (the credit word's and those of
+ * exposed regions: a bound type 2 window holds on to its QP), destroys the QP (after which the device
+ * touches none of its buffers) and the id; then, back on the poller thread, what is still pending is failed, receive() gets what arrived before
  * the close and completes, buffers, credit word and CQ reservation go back, CLOSED is emitted and
  * {@link #onDispose()} completes.
  */
@@ -62,6 +63,9 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     private final FlowControl flow;
     final SendQueue send;
     final ReceiveQueue receive;
+    private final CreditWordHandshake handshake;
+    /** The regions exposed through windows bound to this connection's QP, revoked with it. */
+    final ConnectionWindows windows = new ConnectionWindows();
     private final RdmaTransportConfig config;
     private final InetSocketAddress localAddress;
     private final InetSocketAddress remoteAddress;
@@ -79,6 +83,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     /** Written on the poller thread only; volatile because refusals on a subscriber's thread name it too. */
     private volatile Throwable closeCause;
     private boolean releasing;
+    /** A flush is requested for the end of the poller's cycle (see {@link #flush()}). */
+    private boolean flushRequested;
     private java.util.concurrent.ScheduledFuture<?> drainWatchdog;
 
     /** Sees every event of this connection (the server forwards them to its own flux). */
@@ -104,10 +110,13 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         this.flow = new FlowControl(config.option(RdmaOption.SEND_QUEUE_DEPTH), config.option(RdmaOption.RECEIVE_QUEUE_DEPTH));
         PendingOperations pending = resources.cq.pending;
         this.send = new SendQueue(description, resources.qp, pending, this, poller, this, flow, resources.creditWord,
-                resources.inlineLimit, metrics, this::closedError);
+                resources.inlineLimit, config.option(RdmaOption.SEND_QUEUE_DEPTH),
+                config.option(RdmaOption.SIGNAL_INTERVAL), metrics, this::requestFlush, this::close, this::closedError);
         this.receive = new ReceiveQueue(description, resources.qp, pending, this, poller, flow, metrics,
-                resources.receiveBuffers, config.option(RdmaOption.RECEIVE_BUFFER_SIZE), send::maybeAdvertise,
+                resources.receiveBuffers, config.option(RdmaOption.RECEIVE_BUFFER_SIZE), this::requestFlush,
                 e -> close(new RdmaException(description + ": ibv_post_recv failed: " + e.getMessage(), e)));
+        this.handshake = new CreditWordHandshake(description, resources.qp, pending, this, metrics, server,
+                resources.creditWord, resources.creditWindow, send, this::close);
         metrics.connections(1);
         device.register(resources.qp.qpNum(), this::queuePairFailed);
         poller.attach(this);
@@ -147,7 +156,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     /** What this side offers in its connect request or accept reply. */
     public Negotiation offer() {
         return new Negotiation(resources.creditsOffered, resources.creditWord.incomingAddress(),
-                resources.creditWord.rkey(), config.option(RdmaOption.RECEIVE_BUFFER_SIZE));
+                handshake.wordRkey(), config.option(RdmaOption.RECEIVE_BUFFER_SIZE));
     }
 
     /** Applies the peer's offer (null: a plain peer, nothing negotiated). Before ESTABLISHED; any thread. */
@@ -157,8 +166,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         credits = agreed;
         poller.run(() -> {
             flow.useCredits(agreed);
-            if (peer != null) {
-                send.peerCreditWord(peer.creditAddress(), peer.creditRkey());
+            if (agreed) {
+                handshake.start(peer.creditAddress(), peer.creditRkey());
             }
         });
     }
@@ -228,9 +237,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         poller.run(() -> {
             if (state == State.CONNECTING) {
                 state = State.ESTABLISHED;
-                send.established();
-                receive.post();
-                send.maybeAdvertise();
+                handshake.established(); // the bind of this side's credit window goes first
+                send.established(); // the flush at the end of this cycle posts receives, credits and sends
             }
             if (state == State.ESTABLISHED) {
                 if (then != null) {
@@ -260,13 +268,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     @Override
     public void onCompletion(PendingOperation p, int status, int opcode, int vendorErr, int byteLen, int imm, int wcFlags) {
         OperationType type = p.type;
-        Operation op = (Operation) p.operation;
-        int receiveIndex = p.receiveIndex;
-        long latencyNs = System.nanoTime() - p.postedNs;
-        resources.cq.pending.free(p);
         boolean success = status == WcStatus.SUCCESS.value();
         boolean flushed = status == WcStatus.WR_FLUSH_ERR.value();
-        metrics.outstanding(-1);
         RdmaCompletionException failure = null;
         if (!success && !flushed) {
             failure = new RdmaCompletionException(type, status, WcStatus.of(status).name(), vendorErr, description);
@@ -275,16 +278,21 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
                 closeCause = failure; // the close below and every flush after it name this as the cause
             }
         }
-        if (type == OperationType.RECEIVE) {
+        if (p.operation instanceof CreditWordHandshake.Step step) {
+            long latencyNs = System.nanoTime() - p.postedNs;
+            resources.cq.pending.free(p);
+            metrics.outstanding(-1);
+            metrics.completed(type, success, flushed, latencyNs, 0);
+            handshake.completed(step, success);
+        } else if (type == OperationType.RECEIVE) {
+            int receiveIndex = p.receiveIndex;
+            long latencyNs = System.nanoTime() - p.postedNs;
+            resources.cq.pending.free(p);
+            metrics.outstanding(-1);
             metrics.completed(type, success, flushed, latencyNs, success ? byteLen : 0);
             receive.completed(receiveIndex, success, opcode, byteLen, imm, wcFlags);
         } else {
-            metrics.completed(type, success, flushed, latencyNs, success && op != null ? op.length : 0);
-            if (type == OperationType.CREDIT_UPDATE) {
-                send.creditUpdateCompleted();
-            } else {
-                send.completed(op, success, flushed, failure);
-            }
+            send.completed(p, success, flushed, failure); // and the unsignalled requests posted before it
         }
         if (failure != null) {
             close(failure);
@@ -294,11 +302,35 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
 
     @Override
     public void completionHandlingFailed(PendingOperation p, long wrId, Throwable error) {
-        Operation op = (Operation) resources.cq.pending.freeIfCurrent(p, wrId);
-        if (op != null) {
-            op.fail(new RdmaException("handling the completion failed: " + error, error));
+        // A send entry is finished by the send queue's ring walk (or by the close's flush or abandonment),
+        // never freed here: the ring still holds it. A receive entry may still be in use.
+        if (p.type == OperationType.RECEIVE) {
+            resources.cq.pending.freeIfCurrent(p, wrId);
         }
         close(new RdmaException(description + ": handling a completion failed: " + error, error));
+    }
+
+    /** Poller thread: the send or receive queue has work for the end of this cycle. */
+    private void requestFlush() {
+        if (!flushRequested) {
+            flushRequested = true;
+            poller.requestFlush(this);
+        }
+    }
+
+    /**
+     * Poller thread, end of a duty cycle: receives for new demand and returned buffers as one
+     * {@code ibv_post_recv}, then the credit update (if due) and every ready send-queue request as one
+     * {@code ibv_post_send}.
+     */
+    @Override
+    public int flush() {
+        flushRequested = false;
+        if (state != State.ESTABLISHED) {
+            return 0;
+        }
+        receive.post();
+        return send.flush();
     }
 
     @Override
@@ -353,7 +385,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
 
     /** Poller thread: once nothing is outstanding any more, the release starts. */
     private void drained() {
-        if (state == State.CLOSING && !releasing && send.outstanding() == 0 && receive.outstanding() == 0) {
+        if (state == State.CLOSING && !releasing && send.outstanding() == 0 && receive.outstanding() == 0
+                && handshake.outstanding() == 0) {
             release();
         }
     }
@@ -388,6 +421,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         }
         cm.execute(() -> {
             cm.unregister(id);
+            resources.deallocateWindow();
+            windows.deallocateAll();
             try {
                 id.destroyQueuePair();
             } catch (RuntimeException e) {
@@ -404,12 +439,13 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
 
     /** Poller thread, after the QP and the id are gone. */
     private void finish() {
+        send.abandonPosted();
         for (PendingOperation p : resources.cq.pending.snapshotInUse()) {
             if (p.connection == this) {
-                if (p.type == OperationType.RECEIVE) {
+                if (p.operation instanceof CreditWordHandshake.Step) {
+                    handshake.abandoned(p);
+                } else if (p.type == OperationType.RECEIVE) {
                     receive.abandonPosted(p);
-                } else {
-                    send.abandonPosted(p);
                 }
             }
         }
@@ -417,6 +453,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         Throwable cause = closeCause;
         boolean failed = cause instanceof RdmaCompletionException || poller.failure() != null;
         receive.finish(failed ? cause : null);
+        windows.endAll();
         resources.device.unregister(resources.qp.qpNum());
         resources.release();
         poller.detach(this);

@@ -85,6 +85,14 @@ final class FlowControl {
     }
 
     /** A user operation completed (or was flushed): its slot is free. */
+    /** A request taken with {@link #posted} was refused by the device: its slot (and credit) come back. */
+    void refused(boolean consumesPeerReceive) {
+        sendSlotsFree++;
+        if (consumesPeerReceive) {
+            sentMessages--;
+        }
+    }
+
     void sendCompleted() {
         if (sendSlotsFree == sendDepth) {
             throw new IllegalStateException("more send completions than posts");

@@ -9,7 +9,8 @@ import java.nio.ByteBuffer;
  * <pre>
  *  offset size  field (big-endian)
  *   0     4     magic 0x52524D41 ("RRMA")
- *   4     1     version (1)
+ *   4     1     version (2: with credits, each side's first message is a hello and the peer's word is
+ *                 written only after the peer's hello, see CreditWordHandshake)
  *   5     1     flags: bit 0 = credit flow control offered
  *   6     1     length of the application's private data that follows the offer (0..255; 0 = none)
  *   7     1     reserved (0)
@@ -19,12 +20,12 @@ import java.nio.ByteBuffer;
  *  24     n     the application's private data ({@code RdmaClient.privateData}, {@code Admission.accept(byte[])})
  * </pre>
  * 24 bytes of offer: within the 56 bytes a connect request carries on IB/RoCE, leaving 32 for the application
- * (172 of an accept's 196). Byte 6 was reserved (0) in the first version, so a peer that sends no application
- * data is read the same by both.
+ * (172 of an accept's 196). Byte 6 was reserved (0) before, so an offer without application data reads as it
+ * did.
  */
 public record Negotiation(boolean credits, long creditAddress, int creditRkey, int receiveBufferSize) {
     static final int MAGIC = 0x52524D41;
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     static final int SIZE = 24;
     static final int FLAG_CREDITS = 1;
     static final int APPLICATION_LENGTH_OFFSET = 6;

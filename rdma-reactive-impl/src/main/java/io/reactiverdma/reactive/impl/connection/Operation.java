@@ -6,6 +6,8 @@ import io.reactiverdma.reactive.OperationType;
 import io.reactiverdma.verbs.SendFlags;
 import io.reactiverdma.verbs.SendWorkRequests;
 import io.reactiverdma.verbs.WrOpcode;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.MonoSink;
 
 /**
@@ -13,9 +15,12 @@ import reactor.core.publisher.MonoSink;
  * to signal. Holds are taken when it is created and dropped exactly once ({@link #releaseHolds()}), after
  * its completion or flush, or when it is refused or cancelled before being posted.
  */
-public final class Operation implements Runnable {
+public final class Operation implements Runnable, Subscription {
     final OperationType type;
+    /** Where an atomic's result goes (null for the operations of an {@link OperationMono}). */
     final MonoSink<Object> sink;
+    /** The subscriber of an {@link OperationMono}: this operation is its subscription (null with a sink). */
+    private CoreSubscriber<? super Void> subscriber;
     /** The local data (source of a send/WRITE, target of a READ, atomic result word); held. */
     final EngineBuffer local;
     /** Whether the local buffer is the engine's own copy (released, not just unheld, when done). */
@@ -35,6 +40,9 @@ public final class Operation implements Runnable {
     @SuppressWarnings("unused")
     private Object owner;
     volatile boolean cancelled;
+    /** The window a BIND_WINDOW or INVALIDATE_WINDOW works on; null for the other operations. */
+    private ExposedWindow window;
+    private boolean succeeded;
     private boolean holdsReleased;
     private boolean signalled;
 
@@ -53,8 +61,35 @@ public final class Operation implements Runnable {
         this.immediate = immediate;
     }
 
+    void subscriber(CoreSubscriber<? super Void> s) {
+        this.subscriber = s;
+    }
+
+    /** Nothing to request: the operation runs once subscribed, and a {@code Mono<Void>} emits no value. */
+    @Override
+    public void request(long n) {
+    }
+
+    /**
+     * The subscriber cancelled (or a {@code timeout} fired), any thread: the queue drops the operation if it
+     * is not posted yet; a posted one keeps its holds until the device is done with it.
+     */
+    @Override
+    public void cancel() {
+        if (!cancelled) {
+            cancelled = true;
+            queue.poller().run(() -> queue.cancel(this));
+        }
+    }
+
     Operation owner(Object owner) {
         this.owner = owner;
+        return this;
+    }
+
+    /** Makes this the bind or the invalidation of {@code w}. */
+    Operation window(ExposedWindow w) {
+        this.window = w;
         return this;
     }
 
@@ -74,11 +109,16 @@ public final class Operation implements Runnable {
     }
 
     /**
-     * Adds this operation's work request to {@code wr} (signaled; inline when it is a SEND, SEND_WITH_IMM or
-     * WRITE of 1..{@code inlineLimit} bytes) and returns whether it is inline: then the device copies the
-     * bytes at post time and the buffer is free once the post returned.
+     * Adds this operation's work request to {@code wr} (unsignalled: the send queue decides which requests
+     * of a chain are signalled; inline when it is a SEND, SEND_WITH_IMM or WRITE of 1..{@code inlineLimit}
+     * bytes) and returns whether it is inline: then the device copies the bytes at post time and the buffer
+     * is free once the post returned.
      */
     boolean writeWorkRequest(SendWorkRequests wr, long wrId, int inlineLimit) {
+        if (window != null) {
+            window.writeWorkRequest(type, wr, wrId);
+            return false;
+        }
         WrOpcode opcode = switch (type) {
             case SEND -> WrOpcode.SEND;
             case SEND_WITH_IMMEDIATE -> WrOpcode.SEND_WITH_IMM;
@@ -91,7 +131,7 @@ public final class Operation implements Runnable {
         };
         boolean inline = (type == OperationType.SEND || type == OperationType.SEND_WITH_IMMEDIATE
                 || type == OperationType.WRITE) && length <= inlineLimit && length > 0;
-        int i = wr.add(wrId, opcode, SendFlags.SIGNALED | (inline ? SendFlags.INLINE : 0));
+        int i = wr.add(wrId, opcode, inline ? SendFlags.INLINE : 0);
         if (length > 0) {
             wr.sge(i, local.address(), length, local.lkey());
         }
@@ -130,6 +170,9 @@ public final class Operation implements Runnable {
             return;
         }
         holdsReleased = true;
+        if (window != null) {
+            window.operationDone(type, succeeded, cancelled);
+        }
         if (local != null) {
             local.unretain();
             if (ownsLocal) {
@@ -146,6 +189,7 @@ public final class Operation implements Runnable {
         if (!firstSignal()) {
             return;
         }
+        succeeded = true;
         if (cancelled) {
             releaseHolds();
         } else if (isAtomic()) {
@@ -154,7 +198,11 @@ public final class Operation implements Runnable {
             sink.success(previous);
         } else {
             releaseHolds();
-            sink.success();
+            if (subscriber != null) {
+                subscriber.onComplete();
+            } else {
+                sink.success(type == OperationType.BIND_WINDOW ? window : null); // a bind emits its region
+            }
         }
     }
 
@@ -165,7 +213,11 @@ public final class Operation implements Runnable {
         }
         releaseHolds();
         if (!cancelled) {
-            sink.error(error);
+            if (subscriber != null) {
+                subscriber.onError(error);
+            } else {
+                sink.error(error);
+            }
         }
     }
 }

@@ -3,12 +3,17 @@ package io.reactiverdma.reactive.impl.connection;
 import io.reactiverdma.reactive.impl.completion.CompletionPoller;
 import io.reactiverdma.reactive.impl.device.BufferPool;
 import io.reactiverdma.reactive.impl.device.EngineBuffer;
+import io.reactiverdma.reactive.impl.verbs.MemoryWindow;
 
+import io.reactiverdma.reactive.ExposedRegion;
 import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.OperationType;
+import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaMessage;
 import io.reactiverdma.reactive.RegisteredBuffer;
+import io.reactiverdma.reactive.RemoteAccess;
 import io.reactiverdma.reactive.RemoteRegion;
+import io.reactiverdma.verbs.AccessFlags;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
@@ -18,7 +23,12 @@ import reactor.core.scheduler.Scheduler;
 
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.Objects;
+import java.util.function.Function;
+import java.util.Set;
 
 /**
  * The {@code Mono}s and the {@code Flux} of one connection's operations. Each is lazy: on subscription,
@@ -43,48 +53,68 @@ final class OperationFactory {
     /** A message from heap or direct bytes: copied at subscription into a pooled registered buffer. */
     Mono<Void> sendCopy(OperationType type, ByteBuffer data, int immediate) {
         Objects.requireNonNull(data, "data");
-        return Mono.<Object>create(sink -> {
-            int n = data.remaining();
-            checkMessageSize(n);
-            refuseIfClosed();
-            EngineBuffer copy = pool.allocatePooled(Math.max(n, 1));
-            copy.buffer().put(data.duplicate());
-            copy.retain();
-            submit(sink, new Operation(connection.send, type, sink, copy, true, n, 0, 0, 0, 0, immediate));
-        }).then().transform(this::onCallbacks);
+        return onCallbacks(OperationMono.of(this, OperationMono.Kind.COPY, type, data, null, null, immediate));
     }
 
     Mono<Void> send(RegisteredBuffer data) {
         Objects.requireNonNull(data, "data");
-        return Mono.<Object>create(sink -> {
-            EngineBuffer b = local(data, "data");
-            checkMessageSize(b.length());
-            hold(b);
-            submit(sink, new Operation(connection.send, OperationType.SEND, sink, b, false, b.length(), 0, 0, 0, 0, 0));
-        }).then().transform(this::onCallbacks);
+        return onCallbacks(OperationMono.of(this, OperationMono.Kind.REGISTERED, OperationType.SEND, null, data, null, 0));
     }
 
+    /** Subscriber's thread: checks, copies (absolute put: nothing allocated) and holds. */
+    Operation copyOperation(OperationType type, ByteBuffer data, int immediate) {
+        int n = data.remaining();
+        checkMessageSize(n);
+        refuseIfClosed();
+        EngineBuffer copy = pool.allocatePooled(Math.max(n, 1));
+        copy.memory().put(copy.offset(), data, data.position(), n);
+        copy.retain();
+        return new Operation(connection.send, type, null, copy, true, n, 0, 0, 0, 0, immediate);
+    }
+
+    Operation sendOperation(RegisteredBuffer data) {
+        EngineBuffer b = local(data, "data");
+        checkMessageSize(b.length());
+        hold(b);
+        return new Operation(connection.send, OperationType.SEND, null, b, false, b.length(), 0, 0, 0, 0, 0);
+    }
+
+    /**
+     * The streaming path (see {@link StreamingSend}): one subscriber and one staging area for the whole
+     * stream, sized to the send queue's depth (fewer slots when the peer's receive buffers are so large that
+     * they would not fit one pooled buffer).
+     */
     Mono<Void> send(Publisher<ByteBuffer> messages) {
         Objects.requireNonNull(messages, "messages");
-        // flatMap with concurrency = the send queue depth: upstream is asked for one more message per
-        // completed send, so at most SEND_QUEUE_DEPTH are in flight or waiting (for a slot or a credit).
-        // Inner sends subscribe in arrival order, so they are posted in order.
-        return Flux.from(messages).flatMap(b -> sendCopy(OperationType.SEND, b, 0), connection.sendDepth(), 1).then();
+        return Mono.<Void>create(sink -> {
+            refuseIfClosed();
+            int max = connection.maxMessageSize();
+            int slotSize = Math.max(1, Math.min(max, pool.maxAllocationSize()));
+            int window = Math.max(1, Math.min(connection.sendDepth(), pool.maxAllocationSize() / slotSize));
+            EngineBuffer staging = pool.allocatePooled(window * slotSize);
+            staging.retain();
+            StreamingSend stream = new StreamingSend(connection.send, connection.poller, sink, staging, slotSize,
+                    window, max, owner);
+            sink.onCancel(stream::cancel);
+            Flux.from(messages).subscribe(stream);
+        }).transform(this::onCallbacks);
     }
 
     Mono<Void> oneSided(OperationType type, RegisteredBuffer local, RemoteRegion remote, int immediate) {
         Objects.requireNonNull(local, "local");
         Objects.requireNonNull(remote, "remote");
-        return Mono.<Object>create(sink -> {
-            EngineBuffer b = local(local, "local");
-            if (b.length() > remote.length()) {
-                throw new InvalidRequestException(InvalidRequestException.Reason.OUTSIDE_REGION,
-                        type + " of " + b.length() + " bytes does not fit the " + remote.length() + "-byte " + remote);
-            }
-            hold(b);
-            submit(sink, new Operation(connection.send, type, sink, b, false, b.length(), remote.address(),
-                    remote.rkey(), 0, 0, immediate));
-        }).then().transform(this::onCallbacks);
+        return onCallbacks(OperationMono.of(this, OperationMono.Kind.ONE_SIDED, type, null, local, remote, immediate));
+    }
+
+    Operation oneSidedOperation(OperationType type, RegisteredBuffer local, RemoteRegion remote, int immediate) {
+        EngineBuffer b = local(local, "local");
+        if (b.length() > remote.length()) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.OUTSIDE_REGION,
+                    type + " of " + b.length() + " bytes does not fit the " + remote.length() + "-byte " + remote);
+        }
+        hold(b);
+        return new Operation(connection.send, type, null, b, false, b.length(), remote.address(), remote.rkey(), 0, 0,
+                immediate);
     }
 
     Mono<Long> atomic(OperationType type, RemoteRegion remote, long compareAdd, long swap) {
@@ -107,13 +137,67 @@ final class OperationFactory {
     }
 
     /**
+     * Allocates a window (on the subscriber's thread: a system call) and hands its bind to the poller thread
+     * like any operation; emits the region once bound.
+     */
+    Mono<ExposedRegion> expose(RegisteredBuffer buffer, RemoteAccess... access) {
+        Objects.requireNonNull(buffer, "buffer");
+        Objects.requireNonNull(access, "access");
+        return Mono.<Object>create(sink -> {
+            EngineBuffer b = local(buffer, "buffer");
+            Set<RemoteAccess> granted = access.length == 0 ? EnumSet.noneOf(RemoteAccess.class) : EnumSet.copyOf(Arrays.asList(access));
+            if (granted.isEmpty()) {
+                throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                        "expose needs at least one kind of RemoteAccess");
+            }
+            if (!connection.device().memoryWindows) {
+                throw new InvalidRequestException(InvalidRequestException.Reason.NOT_SUPPORTED, "the device "
+                        + connection.device().context().name() + " has no type 2 memory windows to expose memory with");
+            }
+            refuseIfClosed();
+            hold(b);
+            MemoryWindow window;
+            try {
+                window = connection.device().pd.allocateWindow();
+            } catch (RuntimeException e) {
+                b.unretain();
+                throw new RdmaException("ibv_alloc_mw failed on " + connection.description() + ": " + e.getMessage(), e);
+            }
+            ExposedWindow w = new ExposedWindow(connection, b, window, accessFlags(granted), Collections.unmodifiableSet(granted));
+            submit(sink, new Operation(connection.send, OperationType.BIND_WINDOW, sink, null, false, 0, 0, 0, 0, 0, 0)
+                    .window(w));
+        }).map(ExposedRegion.class::cast).transform(this::onCallbacks);
+    }
+
+    private static int accessFlags(Set<RemoteAccess> access) {
+        int flags = 0;
+        for (RemoteAccess a : access) {
+            flags |= switch (a) {
+                case READ -> AccessFlags.REMOTE_READ;
+                case WRITE -> AccessFlags.REMOTE_WRITE;
+                case ATOMIC -> AccessFlags.REMOTE_ATOMIC;
+            };
+        }
+        return flags;
+    }
+
+    /**
      * The received messages: subscription, requests and cancellation are handed to the poller thread, which
      * posts receives for the demand only and delivers (there, or on the callback scheduler's worker).
      */
     Flux<RdmaMessage> receive(ReceiveQueue queue) {
+        return this.<RdmaMessage>receive(queue, null)
+                // Messages dropped after a cancel (a delivery already handed to the callback worker) give
+                // their buffers back. Operators after this one discard into the subscriber's own hooks: the
+                // docs ask users to release there too; a second release of a message does nothing.
+                .doOnDiscard(EngineMessage.class, EngineMessage::release);
+    }
+
+    /** {@code receive(decoder)}: each message is lent to {@code decoder} on the poller thread. */
+    <T> Flux<T> receive(ReceiveQueue queue, Function<? super RdmaMessage, ? extends T> decoder) {
         CompletionPoller poller = connection.poller;
-        return Flux.<RdmaMessage>create(sink -> {
-            poller.run(() -> queue.subscribe(sink, callbacks));
+        return Flux.<Object>create(sink -> {
+            poller.run(() -> queue.subscribe(sink, decoder, callbacks));
             Object holder = owner;
             sink.onRequest(n -> poller.run(() -> queue.request(sink, n)));
             sink.onCancel(() -> {
@@ -121,22 +205,24 @@ final class OperationFactory {
                 // The subscription (held by the receive queue while it lasts) keeps the owner reachable.
                 Reference.reachabilityFence(holder);
             });
-        }, FluxSink.OverflowStrategy.ERROR)
-                // Messages dropped after a cancel (a delivery already handed to the callback worker) give
-                // their buffers back. Operators after this one discard into the subscriber's own hooks: the
-                // docs ask users to release there too; a second release of a message does nothing.
-                .doOnDiscard(EngineMessage.class, EngineMessage::release);
+        }, FluxSink.OverflowStrategy.ERROR).map(OperationFactory::<T>cast);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T cast(Object o) {
+        return (T) o;
     }
 
     /** Hands the operation to the poller thread; a cancel is handed over too (it removes a queued one). */
     private void submit(MonoSink<Object> sink, Operation op) {
+        sink.onCancel(op::cancel);
+        submit(op);
+    }
+
+    /** Hands the operation to the poller thread (its own task: nothing else is allocated). */
+    void submit(Operation op) {
         op.owner(owner);
-        CompletionPoller poller = connection.poller;
-        sink.onCancel(() -> {
-            op.cancelled = true;
-            poller.run(() -> connection.send.cancel(op));
-        });
-        poller.run(op);
+        connection.poller.run(op);
     }
 
     /**

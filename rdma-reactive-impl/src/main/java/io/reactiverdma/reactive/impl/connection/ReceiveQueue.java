@@ -17,13 +17,16 @@ import io.reactiverdma.verbs.WcOpcode;
 import reactor.core.publisher.FluxSink;
 import reactor.core.scheduler.Scheduler;
 
-import java.util.ArrayDeque;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The receive side of one connection, owned by its poller thread: the receive buffers, receives posted
- * only for the subscriber's demand (as one chained post), delivery in arrival order, and buffers coming
- * back by generation-stamped {@link EngineMessage} handles.
+ * only for the subscriber's demand (as one chained post, once per poller cycle: what a cycle's requests
+ * and returned buffers made postable goes in one {@code ibv_post_recv}), delivery in arrival order, and
+ * buffers coming back by generation-stamped {@link EngineMessage} handles ({@code receive()}) or, for a
+ * decoding subscriber ({@code receive(decoder)}), as soon as the decoder returns from the
+ * {@link LentMessage} it was lent: that path creates nothing per message.
  *
  * <p>Demand is counted here, on the poller thread, for every way of delivering: directly (onNext on the
  * poller thread) or on a callback scheduler's worker, one task per message in order. Nothing prefetches,
@@ -47,12 +50,30 @@ final class ReceiveQueue {
     private final int bufferSize;
     private final ReceiveWorkRequests wr;
     private final PendingOperation[] batch;
-    private final ArrayDeque<EngineMessage> undelivered = new ArrayDeque<>();
-    /** After receives were posted or a buffer came back: this side may owe the peer a credit update. */
-    private final Runnable afterPost;
+    /**
+     * Arrived messages not delivered yet, in order: a ring of receive-buffer indices (at most one entry per
+     * buffer, so {@code depth} entries), with each buffer's arrival in {@link #lengths}/{@link #immediates}.
+     * A message handle ({@link EngineMessage}) is made only when a message is emitted to a
+     * {@code receive()} subscriber; a decoding subscriber gets the {@link LentMessage} flyweight instead.
+     */
+    private final int[] arrived;
+    private int arrivedHead;
+    private int arrivedCount;
+    private final int[] lengths;
+    private final int[] immediates;
+    private final boolean[] withImmediate;
+    /** The flyweight lent to a decoder (created with the first decoding subscriber). */
+    private LentMessage lent;
+    /**
+     * Asks the poller for the connection's flush at the end of its cycle: receives for new demand or
+     * returned buffers are posted there, once per cycle as one chain, and a credit update follows if due.
+     */
+    private final Runnable flushRequest;
     /** A refused post: the connection cannot go on. */
     private final Consumer<Throwable> postFailed;
-    private FluxSink<RdmaMessage> sink;
+    private FluxSink<Object> sink;
+    /** The subscriber's decoder (see {@link #subscribe}), or null: messages are emitted as handles. */
+    private Function<? super RdmaMessage, ?> decoder;
     private Scheduler.Worker worker;
     private boolean delivering;
     private boolean closing;
@@ -62,7 +83,7 @@ final class ReceiveQueue {
 
     ReceiveQueue(String description, QueuePair qp, PendingOperations pending, CompletionTarget target,
             CompletionPoller poller, FlowControl flow, EngineMetrics metrics, EngineBuffer[] buffers, int bufferSize,
-            Runnable afterPost, Consumer<Throwable> postFailed) {
+            Runnable flushRequest, Consumer<Throwable> postFailed) {
         this.description = description;
         this.qp = qp;
         this.pending = pending;
@@ -72,7 +93,7 @@ final class ReceiveQueue {
         this.metrics = metrics;
         this.buffers = buffers;
         this.bufferSize = bufferSize;
-        this.afterPost = afterPost;
+        this.flushRequest = flushRequest;
         this.postFailed = postFailed;
         int depth = buffers.length;
         this.generations = new int[depth];
@@ -83,6 +104,10 @@ final class ReceiveQueue {
         this.freeCount = depth;
         this.wr = new ReceiveWorkRequests(depth, 1);
         this.batch = new PendingOperation[depth];
+        this.arrived = new int[depth];
+        this.lengths = new int[depth];
+        this.immediates = new int[depth];
+        this.withImmediate = new boolean[depth];
     }
 
     CompletionPoller poller() {
@@ -94,33 +119,41 @@ final class ReceiveQueue {
         return posted;
     }
 
-    /** A new subscriber ({@code callbacks}: deliver on its worker, or null: on this thread). */
-    void subscribe(FluxSink<RdmaMessage> s, Scheduler callbacks) {
+    /**
+     * A new subscriber ({@code callbacks}: deliver on its worker, or null: on this thread). With a
+     * {@code decoder}, each message is lent to it here, on the poller thread, and its buffer goes back at
+     * once; the subscriber gets what the decoder returned.
+     */
+    void subscribe(FluxSink<Object> s, Function<? super RdmaMessage, ?> decoder, Scheduler callbacks) {
         if (sink != null) {
             s.error(new IllegalStateException(description + ": receive() already has a subscriber"));
             return;
         }
         sink = s;
+        this.decoder = decoder;
+        if (decoder != null && lent == null) {
+            lent = new LentMessage(buffers);
+        }
         worker = callbacks == null ? null : callbacks.createWorker();
         flow.cancelDemand();
         deliver(); // a closed connection completes the new subscriber at once
     }
 
-    void request(FluxSink<RdmaMessage> s, long n) {
+    void request(FluxSink<Object> s, long n) {
         if (sink != s) {
             return;
         }
         flow.request(n);
-        post();
-        afterPost.run();
+        flushRequest.run();
         deliver();
     }
 
-    void cancel(FluxSink<RdmaMessage> s) {
+    void cancel(FluxSink<Object> s) {
         if (sink != s) {
             return;
         }
         sink = null;
+        decoder = null;
         flow.cancelDemand();
         if (worker != null) {
             Scheduler.Worker w = worker;
@@ -132,12 +165,12 @@ final class ReceiveQueue {
         }
     }
 
-    /** Posts receives for the demand not covered yet, into free buffers, as one chain. */
+    /** Posts receives for the demand not covered yet, into free buffers, as one chain (once per poller cycle). */
     void post() {
         if (closing) {
             return;
         }
-        int n = flow.receivesToPost(freeCount, undelivered.size());
+        int n = flow.receivesToPost(freeCount, arrivedCount);
         if (n <= 0) {
             return;
         }
@@ -193,10 +226,12 @@ final class ReceiveQueue {
         }
         flow.received();
         // A WRITE_WITH_IMM's data went to the WRITE's target; the receive buffer holds nothing.
-        int length = opcode == WcOpcode.RECV_RDMA_WITH_IMM.value() ? 0 : byteLen;
-        undelivered.add(new EngineMessage(this, buffers[index], index, generations[index], length,
-                (wcFlags & WcFlags.WITH_IMM) != 0, imm));
-        afterPost.run();
+        lengths[index] = opcode == WcOpcode.RECV_RDMA_WITH_IMM.value() ? 0 : byteLen;
+        withImmediate[index] = (wcFlags & WcFlags.WITH_IMM) != 0;
+        immediates[index] = withImmediate[index] ? imm : 0;
+        arrived[(arrivedHead + arrivedCount) % arrived.length] = index;
+        arrivedCount++;
+        flushRequest.run(); // the peer may be short of credits now (see FlowControl)
         deliver();
     }
 
@@ -218,14 +253,18 @@ final class ReceiveQueue {
             throw new IllegalStateException(description + ": receive buffer " + m.index + " came back from generation "
                     + m.generation + " but is at " + generations[m.index] + " (released twice inside the engine)");
         }
-        generations[m.index]++;
+        recycle(m.index);
+    }
+
+    /** Buffer {@code index} is free again: reposted by the next flush, or back to the pool once finished. */
+    private void recycle(int index) {
+        generations[index]++;
         if (finished) {
-            buffers[m.index].release();
+            buffers[index].release();
             return;
         }
-        free[freeCount++] = m.index;
-        post();
-        afterPost.run();
+        free[freeCount++] = index;
+        flushRequest.run();
     }
 
     /** Hands messages to the subscriber as far as its demand goes; completes it once finished and empty. */
@@ -236,13 +275,21 @@ final class ReceiveQueue {
         delivering = true;
         try {
             while (sink != null) {
-                if (flow.demand() > 0 && !undelivered.isEmpty()) {
-                    EngineMessage m = undelivered.poll();
+                if (flow.demand() > 0 && arrivedCount > 0) {
+                    int index = arrived[arrivedHead];
+                    arrivedHead = (arrivedHead + 1) % arrived.length;
+                    arrivedCount--;
                     flow.delivered();
-                    emit(sink, m);
-                } else if (finished && undelivered.isEmpty()) {
-                    FluxSink<RdmaMessage> s = sink;
+                    if (decoder == null) {
+                        emit(sink, new EngineMessage(this, buffers[index], index, generations[index], lengths[index],
+                                withImmediate[index], immediates[index]));
+                    } else {
+                        decode(sink, index);
+                    }
+                } else if (finished && arrivedCount == 0) {
+                    FluxSink<Object> s = sink;
                     sink = null;
+                    decoder = null;
                     terminate(s);
                 } else {
                     return;
@@ -253,7 +300,32 @@ final class ReceiveQueue {
         }
     }
 
-    private void emit(FluxSink<RdmaMessage> s, EngineMessage m) {
+    /**
+     * Lends message {@code index} to the decoder, takes the buffer back, and emits the result. A decoder
+     * that throws (or returns null) ends the subscription with that error; its buffer comes back all the same.
+     */
+    private void decode(FluxSink<Object> s, int index) {
+        Object value;
+        try {
+            value = decoder.apply(lent.lend(index, lengths[index], withImmediate[index], immediates[index]));
+            if (value == null) {
+                throw new NullPointerException("the receive decoder returned null");
+            }
+        } catch (Throwable t) {
+            lent.end();
+            recycle(index);
+            sink = null;
+            decoder = null;
+            flow.cancelDemand();
+            s.error(t);
+            return;
+        }
+        lent.end();
+        recycle(index);
+        emit(s, value);
+    }
+
+    private void emit(FluxSink<Object> s, Object m) {
         if (worker == null) {
             s.next(m);
         } else {
@@ -261,7 +333,7 @@ final class ReceiveQueue {
         }
     }
 
-    private void terminate(FluxSink<RdmaMessage> s) {
+    private void terminate(FluxSink<Object> s) {
         Throwable error = terminalError;
         Runnable signal = error != null ? () -> s.error(error) : s::complete;
         Scheduler.Worker w = worker;
@@ -300,14 +372,17 @@ final class ReceiveQueue {
         deliver();
     }
 
+    /** Nobody can take the arrived messages any more: their buffers come back. */
     private void dropUndelivered() {
-        EngineMessage m;
-        while ((m = undelivered.poll()) != null) {
-            m.release();
+        while (arrivedCount > 0) {
+            int index = arrived[arrivedHead];
+            arrivedHead = (arrivedHead + 1) % arrived.length;
+            arrivedCount--;
+            recycle(index);
         }
     }
 
     int undeliveredCount() {
-        return undelivered.size();
+        return arrivedCount;
     }
 }

@@ -12,22 +12,42 @@ import io.reactiverdma.reactive.impl.support.EngineLog;
 import io.reactiverdma.reactive.ConnectionClosedException;
 import io.reactiverdma.reactive.OperationType;
 import io.reactiverdma.reactive.RdmaException;
+import io.reactiverdma.reactive.impl.verbs.PostRefusedException;
 import io.reactiverdma.reactive.impl.verbs.QueuePair;
 import io.reactiverdma.verbs.SendFlags;
 import io.reactiverdma.verbs.SendWorkRequests;
 import io.reactiverdma.verbs.WrOpcode;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * The send side of one connection, owned by its poller thread: operations waiting, in order, for a
- * send-queue slot or (with credit flow control) a credit; posting them; their completions; cancellation;
- * and this side's credit updates to the peer, on their own reserved slot.
+ * The send side of one connection, owned by its poller thread: operations and streams waiting, in order,
+ * for a send-queue slot or (with credit flow control) a credit; posting them; their completions;
+ * cancellation; and this side's credit updates to the peer, on their own reserved slot.
+ *
+ * <h2>Doorbell batching</h2> Nothing is posted when it is submitted: {@link #submit}, a stream with new
+ * messages, a freed slot or a new credit only ask the poller for a {@link #flush()} at the end of its duty
+ * cycle. The flush posts everything that is ready then (the credit update first, then waiting operations,
+ * then streams' messages, while slots and credits allow) as one chain: one {@code ibv_post_send}. A refused
+ * chain ({@code bad_wr} at index k) fails exactly the requests from k on, typed, and closes the connection
+ * (a device that refuses a post whose slots and credits were accounted for cannot be trusted with more);
+ * the requests before k were posted and complete like any other.
+ *
+ * <h2>Selective signalling</h2> One request in {@code SIGNAL_INTERVAL}, and the last of every chain, asks
+ * for a completion. Every posted request is kept in {@link #posted}, in post order, with its own pending
+ * entry (so its buffer hold and its {@code wr_id}). RC completes a send queue in order, and a request that
+ * fails or is flushed gives its own completion whether signalled or not, so a completion for entry X means:
+ * every entry posted before X completed successfully (it gave no completion of its own) and X has the
+ * completion's status. Each entry is finished exactly once, when it leaves the ring; a buffer is released
+ * only then (or at post time for inline data, which the device copied). Because the last request of every
+ * chain is signalled, no unsignalled request is ever left without a later completion to end it.
  *
  * <p>Not thread-safe: every method runs on the connection's poller thread. Signals to subscribers are made
- * from here, so user code may re-enter ({@link #submit} from a callback): a re-entrant call only queues, and
- * the loop already running posts it.
+ * from here, so user code may re-enter ({@link #submit} from a callback): that only queues, and asks for
+ * another flush.
  */
 final class SendQueue {
     private final String description;
@@ -39,22 +59,44 @@ final class SendQueue {
     private final FlowControl flow;
     private final ControlWords.Slot creditWord;
     private final int inlineLimit;
+    private final int signalInterval;
     private final EngineMetrics metrics;
-    private final SendWorkRequests wr = new SendWorkRequests(1, 1);
+    /** The chain being built: at most every slot plus the credit update's. */
+    private final SendWorkRequests chain;
+    /** The operation of a fence entry (see {@link #postFence()}): it stands for nothing of the user's. */
+    private static final Object FENCE = new Object();
+    /** The pending entry of each request in {@link #chain}. */
+    private final PendingOperation[] chainEntries;
+    /** Whether each request in {@link #chain} is inline (its buffer is free once posted). */
+    private final boolean[] chainInline;
+    /** Posted requests not finished yet, in post order: a ring of {@code capacity} entries. */
+    private final PendingOperation[] posted;
+    private int postedHead;
+    private int postedCount;
+    /** Requests added since the last signalled one. */
+    private int sinceSignal;
     private final ArrayDeque<Operation> waiting = new ArrayDeque<>();
+    /** Live streams (until they end), whose staged messages are served in turn after the waiting operations. */
+    private final ArrayList<StreamingSend> streams = new ArrayList<>();
+    private int streamTurn;
+    /** Asks the poller for a {@link #flush()} at the end of its cycle. */
+    private final Runnable flushRequest;
+    /** A refused post: the connection cannot go on. */
+    private final Consumer<Throwable> postFailed;
     /** Why operations are refused once the connection closes ("refused", "not posted", ...). */
     private final Function<String, ConnectionClosedException> closedError;
     private long peerCreditAddress;
     private int peerCreditRkey;
+    /** Set once the peer's word may be written (its hello arrived: {@link CreditWordHandshake}). */
+    private boolean peerCreditWordOpen;
     private boolean established;
     private boolean closed;
-    private boolean draining;
     private boolean creditWaitRegistered;
-    private int outstanding;
 
     SendQueue(String description, QueuePair qp, PendingOperations pending, CompletionTarget target,
             CompletionPoller poller, PollerClient client, FlowControl flow, ControlWords.Slot creditWord,
-            int inlineLimit, EngineMetrics metrics, Function<String, ConnectionClosedException> closedError) {
+            int inlineLimit, int sendDepth, int signalInterval, EngineMetrics metrics, Runnable flushRequest,
+            Consumer<Throwable> postFailed, Function<String, ConnectionClosedException> closedError) {
         this.description = description;
         this.qp = qp;
         this.pending = pending;
@@ -64,32 +106,46 @@ final class SendQueue {
         this.flow = flow;
         this.creditWord = creditWord;
         this.inlineLimit = inlineLimit;
+        this.signalInterval = signalInterval;
         this.metrics = metrics;
+        this.flushRequest = flushRequest;
+        this.postFailed = postFailed;
         this.closedError = closedError;
+        int capacity = sendDepth + 1;
+        this.chain = new SendWorkRequests(capacity, 1);
+        this.chainEntries = new PendingOperation[capacity];
+        this.chainInline = new boolean[capacity];
+        this.posted = new PendingOperation[capacity];
     }
 
-    /** Where the peer's credit word is (before {@link #established()}). */
+    CompletionPoller poller() {
+        return poller;
+    }
+
+    /** Where the peer's credit word is, once it may be written: the next flush may write it. */
     void peerCreditWord(long address, int rkey) {
         this.peerCreditAddress = address;
         this.peerCreditRkey = rkey;
+        this.peerCreditWordOpen = true;
+        flushRequest.run();
     }
 
-    /** The connection is up: post what waited for it. */
+    /** The connection is up: what waited for it is posted by the next flush. */
     void established() {
         established = true;
-        drain();
+        flushRequest.run();
     }
 
-    /** Work requests posted and not completed yet (user operations and credit updates). */
+    /** Work requests posted and not finished yet (user operations, stream messages and credit updates). */
     int outstanding() {
-        return outstanding;
+        return postedCount;
     }
 
     int waitingCount() {
         return waiting.size();
     }
 
-    /** Queues {@code op} and posts what can be posted; refused at once when the connection is closing. */
+    /** Queues {@code op} for the next flush; refused at once when the connection is closing. */
     void submit(Operation op) {
         if (closed) {
             op.fail(closedError.apply("refused"));
@@ -100,117 +156,154 @@ final class SendQueue {
             return;
         }
         waiting.add(op);
-        drain();
+        flushRequest.run();
     }
 
     /**
      * The subscriber cancelled (or a {@code timeout} fired). Not posted yet: the operation leaves the queue
      * and drops its holds now, and what waited behind it may go. Posted: it stays pending, and its holds
-     * are dropped only by its completion or flush, because the device may still read or write its buffer.
+     * are dropped only when it leaves the ring, because the device may still read or write its buffer.
      */
     void cancel(Operation op) {
         if (waiting.remove(op)) {
             op.releaseHolds();
-            drain();
+            flushRequest.run();
         }
     }
 
-    /** Posts waiting operations while slots and credits allow. */
-    void drain() {
-        if (draining) {
-            return; // the loop below, further up this thread's stack, picks up what was added
+    /** {@code stream} has staged messages or free slots: listed (until it ends), it is served by the next flush. */
+    void streamReady(StreamingSend stream) {
+        if (closed) {
+            stream.fail(closedError.apply("not posted"));
+            return;
         }
-        draining = true;
-        try {
-            while (established && !closed && !waiting.isEmpty()) {
-                Operation op = waiting.peek();
+        if (!stream.queued) {
+            stream.queued = true;
+            streams.add(stream);
+        }
+        flushRequest.run();
+    }
+
+    /**
+     * Poller thread, at the end of a duty cycle: streams ask their upstream for what their free slots
+     * allow, then the credit update (when due), waiting operations and staged stream messages are posted
+     * as one chain. Returns the requests posted.
+     */
+    int flush() {
+        if (!established || closed) {
+            return 0;
+        }
+        for (int i = 0; i < streams.size(); i++) {
+            streams.get(i).requestMore(); // may stage messages at once (an upstream on this thread)
+        }
+        appendCreditUpdate();
+        appendReady();
+        return postChain();
+    }
+
+    /** Adds waiting operations, then stream messages in turn, while slots and credits allow. */
+    private void appendReady() {
+        while (!closed) {
+            Operation op = waiting.peek();
+            if (op != null) {
                 if (op.cancelled) {
                     waiting.poll();
                     op.releaseHolds();
                     continue;
                 }
-                FlowControl.Blocked blocked = flow.blocked(op.consumesPeerReceive(), creditWord.incoming());
-                if (blocked == FlowControl.Blocked.SLOT) {
-                    return; // a send completion drains again
-                }
-                if (blocked == FlowControl.Blocked.CREDIT) {
-                    if (!creditWaitRegistered) {
-                        creditWaitRegistered = true;
-                        metrics.creditsWaiting(1);
-                        poller.awaitCredits(client);
-                    }
+                if (blocked(op.consumesPeerReceive())) {
                     return;
                 }
                 waiting.poll();
-                post(op);
+                appendOperation(op);
+                continue;
             }
-        } finally {
-            draining = false;
+            StreamingSend s = nextStream();
+            if (s == null || blocked(true)) {
+                return;
+            }
+            appendStreamMessage(s);
         }
+    }
+
+    /** The next stream with a staged message, in turn, or null when none has one. */
+    private StreamingSend nextStream() {
+        int n = streams.size();
+        for (int k = 0; k < n; k++) {
+            if (streamTurn >= n) {
+                streamTurn = 0;
+            }
+            StreamingSend s = streams.get(streamTurn++);
+            if (s.hasStaged()) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** {@code stream} ended (completed, failed or cancelled): it leaves the list. */
+    void streamEnded(StreamingSend stream) {
+        if (stream.queued) {
+            stream.queued = false;
+            streams.remove(stream);
+        }
+    }
+
+    /** Whether the next request cannot be added now; a missing credit registers a credit wait. */
+    private boolean blocked(boolean consumesPeerReceive) {
+        FlowControl.Blocked blocked = flow.blocked(consumesPeerReceive, creditWord.incoming());
+        if (blocked == FlowControl.Blocked.CREDIT && !creditWaitRegistered) {
+            creditWaitRegistered = true;
+            metrics.creditsWaiting(1);
+            poller.awaitCredits(client);
+        }
+        return blocked != FlowControl.Blocked.NO; // SLOT: a completion asks for the next flush
     }
 
     /**
      * The poller re-reads credits for this connection while it waits for them: {@code STILL_WAITING} while
-     * the head of the queue still needs a credit the peer has not granted; otherwise the wait ends (an
-     * empty queue, a cancelled head, or a closed connection end it too, so the poller can sleep again).
+     * the next request still needs a credit the peer has not granted; otherwise the wait ends (an empty
+     * queue, a cancelled head, or a closed connection end it too, so the poller can sleep again) and the
+     * next flush posts what the credits allow.
      */
     int recheckCredits() {
         if (!creditWaitRegistered) {
             return CompletionPoller.DONE;
         }
         Operation head = waiting.peek();
-        boolean stillBlocked = established && !closed && head != null && !head.cancelled
-                && flow.blocked(head.consumesPeerReceive(), creditWord.incoming()) == FlowControl.Blocked.CREDIT;
+        boolean next = head != null ? !head.cancelled && head.consumesPeerReceive() : hasStagedStream();
+        boolean stillBlocked = established && !closed && next
+                && flow.blocked(true, creditWord.incoming()) == FlowControl.Blocked.CREDIT;
         if (stillBlocked) {
             return CompletionPoller.STILL_WAITING;
         }
         creditWaitRegistered = false;
         metrics.creditsWaiting(-1);
-        int before = waiting.size();
-        drain();
-        return waiting.size() < before ? CompletionPoller.PROGRESSED : CompletionPoller.DONE;
+        flushRequest.run();
+        return next ? CompletionPoller.PROGRESSED : CompletionPoller.DONE;
     }
 
-    private void post(Operation op) {
-        PendingOperation p = pending.acquire(target, op.type, op, -1, System.nanoTime());
-        wr.clear();
-        boolean inline = op.writeWorkRequest(wr, p.wrId(), inlineLimit);
-        try {
-            qp.postSend(wr);
-        } catch (RuntimeException e) {
-            pending.free(p);
-            op.fail(new RdmaException(description + ": posting " + op.type + " failed: " + e.getMessage(), e));
-            return;
-        }
-        flow.posted(op.consumesPeerReceive());
-        outstanding++;
-        metrics.outstanding(1);
-        if (inline) {
-            // The device copied the bytes at post time: the buffer is free now (the op keeps no hold).
-            op.releaseHolds();
-        }
-    }
-
-    /** A user operation's work request completed (or was flushed): its slot is free, its subscriber told. */
-    void completed(Operation op, boolean success, boolean flushed, Throwable failure) {
-        outstanding--;
-        flow.sendCompleted();
-        if (op != null) {
-            if (success) {
-                op.succeed();
-            } else if (flushed) {
-                op.fail(closedError.apply(op.type + " was flushed"));
-            } else {
-                op.fail(failure);
+    private boolean hasStagedStream() {
+        for (int i = 0; i < streams.size(); i++) {
+            if (streams.get(i).hasStaged()) {
+                return true;
             }
         }
-        drain();
+        return false;
     }
 
-    /** A credit update completed (or was flushed): another may be sent. */
-    void creditUpdateCompleted() {
-        outstanding--;
-        flow.advertisementCompleted();
+    private void appendOperation(Operation op) {
+        PendingOperation p = pending.acquire(target, op.type, op, -1, System.nanoTime());
+        boolean inline = op.writeWorkRequest(chain, p.wrId(), inlineLimit);
+        flow.posted(op.consumesPeerReceive());
+        added(p, inline);
+    }
+
+    private void appendStreamMessage(StreamingSend s) {
+        PendingOperation p = pending.acquire(target, OperationType.SEND, s, -1, System.nanoTime());
+        boolean inline = s.writeNext(chain, p.wrId(), inlineLimit);
+        flow.posted(true);
+        added(p, inline);
     }
 
     /**
@@ -218,25 +311,173 @@ final class SendQueue {
      * one update in flight at a time, on the slot reserved for it, as an 8-byte inline WRITE (the value is
      * copied at post time, so a later update never races the device reading an earlier one).
      */
-    void maybeAdvertise() {
-        if (!established || closed || !flow.shouldAdvertise()) {
+    private void appendCreditUpdate() {
+        if (!peerCreditWordOpen || !flow.shouldAdvertise()) {
             return;
         }
         PendingOperation p = pending.acquire(target, OperationType.CREDIT_UPDATE, null, -1, System.nanoTime());
-        wr.clear();
-        int i = wr.add(p.wrId(), WrOpcode.RDMA_WRITE, SendFlags.SIGNALED | SendFlags.INLINE);
-        wr.sge(i, creditWord.outgoing(flow.postedTotal()), 8, creditWord.lkey());
-        wr.rdma(i, peerCreditAddress, peerCreditRkey);
+        int i = chain.add(p.wrId(), WrOpcode.RDMA_WRITE, SendFlags.INLINE);
+        chain.sge(i, creditWord.outgoing(flow.advertising()), 8, creditWord.lkey());
+        chain.rdma(i, peerCreditAddress, peerCreditRkey);
+        added(p, true);
+    }
+
+    /** The request just added to the chain: signalled when its turn in the interval came. */
+    private void added(PendingOperation p, boolean inline) {
+        int i = chain.count() - 1;
+        chainEntries[i] = p;
+        chainInline[i] = inline;
+        if (++sinceSignal >= signalInterval) {
+            chain.addSendFlags(i, SendFlags.SIGNALED);
+            sinceSignal = 0;
+        }
+    }
+
+    /** Posts the chain in one call (its last request signalled); returns the requests the device took. */
+    private int postChain() {
+        int n = chain.count();
+        if (n == 0) {
+            return 0;
+        }
+        chain.addSendFlags(n - 1, SendFlags.SIGNALED);
+        sinceSignal = 0;
+        int accepted = n;
+        RuntimeException failure = null;
         try {
-            qp.postSend(wr);
+            qp.postSend(chain);
+        } catch (PostRefusedException e) {
+            accepted = Math.max(0, Math.min(e.failedIndex(), n));
+            failure = e;
+        } catch (RuntimeException e) {
+            accepted = 0;
+            failure = e;
+        }
+        for (int k = 0; k < accepted; k++) {
+            PendingOperation p = chainEntries[k];
+            posted[(postedHead + postedCount) % posted.length] = p;
+            postedCount++;
+            if (chainInline[k] && p.operation instanceof Operation op) {
+                // The device copied the bytes at post time: the buffer is free now (the op keeps no hold).
+                op.releaseHolds();
+            }
+        }
+        if (accepted > 0) {
+            metrics.outstanding(accepted);
+        }
+        RdmaException refusal = failure == null ? null : new RdmaException(description + ": ibv_post_send refused "
+                + "work request " + accepted + " of a chain of " + n + " (" + failure.getMessage() + "); it and the "
+                + (n - accepted - 1) + " after it were not posted", failure);
+        for (int k = accepted; k < n; k++) {
+            refused(chainEntries[k], refusal);
+        }
+        boolean prefixUnsignalled = accepted > 0 && accepted < n
+                && (chain.sendFlags(accepted - 1) & SendFlags.SIGNALED) == 0;
+        java.util.Arrays.fill(chainEntries, 0, n, null);
+        chain.clear();
+        if (prefixUnsignalled) {
+            postFence();
+        }
+        if (refusal != null) {
+            postFailed.accept(refusal);
+        }
+        return accepted;
+    }
+
+    /**
+     * The device took a chain only up to an unsignalled request: nothing would ever complete those
+     * requests, so a signalled zero-length RDMA WRITE follows them (no SGE, so no rkey or address is checked:
+     * IBA C9-88); its completion, success or flush, ends them in order. It uses the slot of a refused
+     * request. If the device refuses even that, the close's drain timeout abandons them.
+     */
+    private void postFence() {
+        PendingOperation p = pending.acquire(target, OperationType.CREDIT_UPDATE, FENCE, -1, System.nanoTime());
+        chain.add(p.wrId(), WrOpcode.RDMA_WRITE, SendFlags.SIGNALED);
+        try {
+            qp.postSend(chain);
+            posted[(postedHead + postedCount) % posted.length] = p;
+            postedCount++;
+            metrics.outstanding(1);
         } catch (RuntimeException e) {
             pending.free(p);
-            EngineLog.error(description + ": posting a credit update failed", e);
+            EngineLog.warn(description + ": the zero-length WRITE that ends a partly refused chain was refused too ("
+                    + e.getMessage() + "); its posted requests end with the close");
+        } finally {
+            chain.clear();
+        }
+    }
+
+    /** A request of a refused chain: never posted, so its slot, credit and pending entry come back. */
+    private void refused(PendingOperation p, RdmaException error) {
+        OperationType type = p.type;
+        Object operation = p.operation;
+        pending.free(p);
+        if (type == OperationType.CREDIT_UPDATE) {
+            flow.advertisementCompleted();
+        } else if (operation instanceof Operation op) {
+            flow.refused(op.consumesPeerReceive());
+            op.fail(error);
+        } else if (operation instanceof StreamingSend s) {
+            flow.refused(true);
+            s.refused(error);
+        }
+    }
+
+    /**
+     * A completion for {@code p}: every entry posted before it completed successfully (see the class
+     * comment), then {@code p} itself with the completion's outcome. Each entry leaves the ring and is
+     * finished exactly once; then the next flush may use the freed slots.
+     */
+    void completed(PendingOperation p, boolean success, boolean flushed, Throwable failure) {
+        while (true) {
+            if (postedCount == 0) {
+                throw new IllegalStateException(description + ": a send completion for a work request that is not "
+                        + "posted (" + p.type + ")");
+            }
+            PendingOperation e = posted[postedHead];
+            posted[postedHead] = null;
+            postedHead = (postedHead + 1) % posted.length;
+            postedCount--;
+            if (e == p) {
+                finish(e, success, flushed, failure);
+                break;
+            }
+            finish(e, true, false, null);
+        }
+        flushRequest.run();
+    }
+
+    /** Frees the entry, counts it, and tells what it stood for. */
+    private void finish(PendingOperation e, boolean success, boolean flushed, Throwable failure) {
+        OperationType type = e.type;
+        Object operation = e.operation;
+        long latencyNs = System.nanoTime() - e.postedNs;
+        pending.free(e);
+        metrics.outstanding(-1);
+        if (operation == FENCE) {
             return;
         }
-        flow.advertising();
-        outstanding++;
-        metrics.outstanding(1);
+        if (type == OperationType.CREDIT_UPDATE) {
+            metrics.completed(type, success, flushed, latencyNs, 0);
+            flow.advertisementCompleted();
+            return;
+        }
+        flow.sendCompleted();
+        try {
+            if (operation instanceof Operation op) {
+                metrics.completed(type, success, flushed, latencyNs, success ? op.length : 0);
+                if (success) {
+                    op.succeed();
+                } else {
+                    op.fail(flushed ? closedError.apply(op.type + " was flushed") : failure);
+                }
+            } else if (operation instanceof StreamingSend s) {
+                metrics.completed(type, success, flushed, latencyNs, success ? s.completedLength() : 0);
+                s.sent(success, flushed ? closedError.apply("SEND of a stream was flushed") : failure);
+            }
+        } catch (RuntimeException userCode) {
+            // A subscriber that threw: the ring walk must go on, or entries would be left half-finished.
+            EngineLog.error(description + ": signalling the outcome of a " + type + " failed", userCode);
+        }
     }
 
     /** The connection closes: nothing more is posted, and what waits fails now. */
@@ -249,6 +490,9 @@ final class SendQueue {
         while ((op = waiting.poll()) != null) {
             op.fail(closedError.apply("not posted"));
         }
+        for (StreamingSend s : streams.toArray(StreamingSend[]::new)) {
+            s.fail(closedError.apply("not posted")); // ends it: it leaves the list
+        }
         if (creditWaitRegistered) {
             creditWaitRegistered = false;
             metrics.creditsWaiting(-1);
@@ -256,24 +500,17 @@ final class SendQueue {
     }
 
     /**
-     * The QP was destroyed without its flushes arriving (drain timeout, failed poller): fails what is still
-     * pending as flushed. The device no longer touches the buffers, so dropping the holds is safe now.
+     * The QP was destroyed without the completions of what is still posted arriving (drain timeout, failed
+     * poller): each fails as flushed. The device no longer touches the buffers, so dropping the holds is
+     * safe now.
      */
-    void abandonPosted(PendingOperation p) {
-        Operation op = (Operation) p.operation;
-        OperationType type = p.type;
-        long latencyNs = System.nanoTime() - p.postedNs;
-        pending.free(p);
-        outstanding--;
-        metrics.outstanding(-1);
-        metrics.completed(type, false, true, latencyNs, 0);
-        if (type == OperationType.CREDIT_UPDATE) {
-            flow.advertisementCompleted();
-        } else {
-            flow.sendCompleted();
-            if (op != null) {
-                op.fail(closedError.apply(type + " was abandoned with its queue pair"));
-            }
+    void abandonPosted() {
+        while (postedCount > 0) {
+            PendingOperation e = posted[postedHead];
+            posted[postedHead] = null;
+            postedHead = (postedHead + 1) % posted.length;
+            postedCount--;
+            finish(e, false, true, null);
         }
     }
 }

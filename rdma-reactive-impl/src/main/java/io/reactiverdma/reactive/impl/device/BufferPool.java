@@ -278,6 +278,11 @@ public final class BufferPool implements RdmaMemory {
         }
 
         @Override
+        public Registration registration() {
+            return chunk.registration;
+        }
+
+        @Override
         public BufferPool pool() {
             return pool;
         }
@@ -334,6 +339,11 @@ public final class BufferPool implements RdmaMemory {
         @Override
         public int rkey() {
             return registration.rkey();
+        }
+
+        @Override
+        public Registration registration() {
+            return registration;
         }
 
         @Override

@@ -11,10 +11,12 @@ import java.util.List;
 
 /**
  * Per-connection flow-control words in registered memory. Each connection gets a 64-byte slot (its own
- * cache line) in a locally registered region; the 8-byte incoming word alone is registered for remote
- * WRITE, on its own, for the time the connection uses the slot. So a peer can write its own connection's
- * word and nothing else (not another connection's word, not the rest of the region), and a peer of a
- * closed connection holds an rkey that no longer works once the slot is reused.
+ * cache line) in a region registered without remote access. Where the device has memory windows, the
+ * connection binds a type 2 window onto its slot's 8-byte incoming word, valid on its own QP only
+ * ({@code connection.CreditWindow}): a peer can write its own connection's word and nothing else, whatever
+ * rkey it tries, and the window dies with the connection. Without windows the incoming word alone is
+ * registered for remote WRITE, on its own, for the time the connection uses the slot: then a peer that
+ * guesses another connection's rkey (an index and an 8-bit key) can write that connection's word.
  * <pre>
  *   offset 0: incoming credit word, written by the peer (uint64, little-endian): receives the peer posted so far
  *   offset 8: outgoing word, the inline source of this side's credit updates
@@ -29,8 +31,12 @@ public final class ControlWords {
     private final List<EngineBuffer> regions = new ArrayList<>();
     private final List<Slot> free = new ArrayList<>();
 
-    ControlWords(BufferPool pool) {
+    /** Without windows: each slot's incoming word gets its own registration with remote WRITE. */
+    private final boolean registerEachWord;
+
+    ControlWords(BufferPool pool, boolean registerEachWord) {
         this.pool = pool;
+        this.registerEachWord = registerEachWord;
     }
 
     public synchronized Slot allocate() {
@@ -43,11 +49,13 @@ public final class ControlWords {
         }
         Slot s = free.remove(free.size() - 1);
         s.reset();
-        try {
-            s.expose(pool);
-        } catch (RuntimeException e) {
-            free.add(s);
-            throw e;
+        if (registerEachWord) {
+            try {
+                s.expose(pool);
+            } catch (RuntimeException e) {
+                free.add(s);
+                throw e;
+            }
         }
         return s;
     }
@@ -87,14 +95,22 @@ public final class ControlWords {
             }
         }
 
-        /** Address the peer writes its counter to. */
+        /** Address the peer writes its counter to (in the word's own registration when it has one). */
         public long incomingAddress() {
-            return incoming.address();
+            return incoming != null ? incoming.address() : region.address() + offset;
         }
 
-        /** The rkey of this slot's incoming word alone. */
+        /**
+         * The rkey of this slot's own registration of its incoming word; 0 where the device has windows (the
+         * word is then reached through its connection's window only).
+         */
         public int rkey() {
-            return incoming.rkey();
+            return incoming != null ? incoming.rkey() : 0;
+        }
+
+        /** The region's registration: what a window onto the incoming word is bound onto. */
+        public io.reactiverdma.reactive.impl.verbs.Registration registration() {
+            return region.registration();
         }
 
         /** The peer's counter as last written (a volatile read: the device writes it, not a Java thread). */

@@ -38,6 +38,12 @@ public final class DeviceResources {
     public final ProtectionDomain pd;
     public final BufferPool pool;
     public final ControlWords controlWords;
+    /**
+     * Whether the device has type 2 memory windows (probed once: rxe and most RoCE/IB devices do). Then every
+     * registration allows MW_BIND, so any registered buffer can be exposed to one connection through a
+     * window, and each connection's credit word is reachable through a window bound to its QP only.
+     */
+    public final boolean memoryWindows;
     private final Map<String, List<CompletionQueueHandle>> sharedCqs = new HashMap<>();
     /** Every CQ handle of this device (shared or not), for async CQ errors and for closing. */
     private final Set<CompletionQueueHandle> allCqs = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -54,8 +60,9 @@ public final class DeviceResources {
     public DeviceResources(Device context) {
         this.context = context;
         this.pd = context.allocateProtectionDomain();
+        this.memoryWindows = probeMemoryWindows(pd);
         this.pool = new BufferPool(this::register, SLAB_SIZE, context.name());
-        this.controlWords = new ControlWords(pool);
+        this.controlWords = new ControlWords(pool, !memoryWindows);
     }
 
     /** Starts reading the device's async events (once the engine keeps these resources). */
@@ -117,8 +124,22 @@ public final class DeviceResources {
         }
     }
 
+    private static boolean probeMemoryWindows(ProtectionDomain pd) {
+        try {
+            pd.allocateWindow().deallocate();
+            return true;
+        } catch (RuntimeException e) {
+            EngineLog.debug("no type 2 memory windows (" + e.getMessage() + "): credit words are registered one by one");
+            return false;
+        }
+    }
+
+    /**
+     * LOCAL_WRITE, the remote access asked for, and MW_BIND where the device has windows: MW_BIND grants a
+     * peer nothing by itself, only the windows this side binds onto the memory, each for one connection.
+     */
     private Registration register(ByteBuffer buffer, Set<RemoteAccess> remote) {
-        int access = AccessFlags.LOCAL_WRITE;
+        int access = AccessFlags.LOCAL_WRITE | (memoryWindows ? AccessFlags.MW_BIND : 0);
         for (RemoteAccess a : remote) {
             access |= switch (a) {
                 case READ -> AccessFlags.REMOTE_READ;

@@ -29,6 +29,9 @@ public abstract class EngineBuffer implements RegisteredBuffer {
 
     abstract int rkey();
 
+    /** The registration the range belongs to (what a memory window is bound onto). */
+    public abstract io.reactiverdma.reactive.impl.verbs.Registration registration();
+
     /** The pool (device) the registration belongs to. */
     public abstract BufferPool pool();
 
@@ -182,6 +185,11 @@ public abstract class EngineBuffer implements RegisteredBuffer {
         @Override
         public int rkey() {
             return root.rkey();
+        }
+
+        @Override
+        public io.reactiverdma.reactive.impl.verbs.Registration registration() {
+            return root.registration();
         }
 
         @Override

@@ -11,6 +11,13 @@ public interface ProtectionDomain {
      */
     Registration register(ByteBuffer directBuffer, int accessFlags);
 
+    /**
+     * {@code ibv_alloc_mw} of a type 2 window (a system call).
+     *
+     * @throws RuntimeException when the device has no type 2 memory windows
+     */
+    MemoryWindow allocateWindow();
+
     /** {@code ibv_dealloc_pd}, after every registration and QP of it is gone. */
     void close();
 }

@@ -26,7 +26,7 @@ class NegotiationHostTest {
         assertEquals(24, b.length);
         assertTrue(b.length <= 56, "fits a connect request's private data on IB/RoCE");
         assertEquals("RRMA", new String(b, 0, 4, StandardCharsets.US_ASCII));
-        assertEquals(1, b[4], "version");
+        assertEquals(2, b[4], "version");
         assertEquals(1, b[5], "flags: credits");
         assertEquals(0, b[6]);
         assertEquals(0, b[7]);
@@ -99,7 +99,7 @@ class NegotiationHostTest {
 
     @Test
     void otherVersionsAreNotSpoken() {
-        for (int v : new int[] {0, 2, 3, 0x7f, 0x80, 0xff}) {
+        for (int v : new int[] {0, 1, 3, 0x7f, 0x80, 0xff}) {
             byte[] b = OFFER.encode();
             b[4] = (byte) v;
             assertNull(Negotiation.decode(b), "version " + v);

@@ -8,6 +8,7 @@ final class Errnos {
     static final int ENOMEM = 12;
     static final int EBUSY = 16;
     static final int EINVAL = 22;
+    static final int EOPNOTSUPP = 95;
     static final int ECONNRESET = 104;
     static final int EADDRINUSE = 98;
     static final int EADDRNOTAVAIL = 99;

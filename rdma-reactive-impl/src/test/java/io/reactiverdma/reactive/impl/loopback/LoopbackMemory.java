@@ -18,6 +18,10 @@ final class LoopbackMemory {
     private final Map<Integer, LoopbackRegistration> byLkey = new HashMap<>();
     private final Map<Integer, LoopbackRegistration> byRkey = new HashMap<>();
     private final TreeMap<Long, LoopbackRegistration> byAddress = new TreeMap<>();
+    /** Windows by their rkey's 24-bit index (the key byte changes with every bind). */
+    private final Map<Integer, LoopbackWindow> windowsByIndex = new HashMap<>();
+    private final Map<Long, LoopbackWindow> windowsByHandle = new HashMap<>();
+    private long nextWindowHandle = 0x5100_0000L;
     private long nextAddress = 0x7f10_0000_0000L;
     private int nextIndex = 1;
 
@@ -40,6 +44,56 @@ final class LoopbackMemory {
         return r;
     }
 
+    /** A type 2 window, unbound, with a fresh index. Fabric lock held. */
+    LoopbackWindow addWindow(LoopbackProtectionDomain pd) {
+        int index = nextIndex++;
+        LoopbackWindow w = new LoopbackWindow(stack, pd, nextWindowHandle += 64, index << 8 | 0x33);
+        windowsByIndex.put(index, w);
+        windowsByHandle.put(w.handle, w);
+        return w;
+    }
+
+    /** Fabric lock held. */
+    void removeWindow(LoopbackWindow w) {
+        windowsByIndex.remove(w.rkey >>> 8);
+        windowsByHandle.remove(w.handle);
+    }
+
+    /** Fabric lock held. */
+    LoopbackWindow window(long handle) {
+        return windowsByHandle.get(handle);
+    }
+
+    /** The window whose current rkey is {@code rkey}. Fabric lock held. */
+    LoopbackWindow windowByRkey(int rkey) {
+        LoopbackWindow w = windowsByIndex.get(rkey >>> 8);
+        return w != null && w.rkey == rkey ? w : null;
+    }
+
+    /** The live registration whose address (its handle in a BIND_MW request) is {@code address}. */
+    LoopbackRegistration registrationAt(long address) {
+        return byAddress.get(address);
+    }
+
+    /** Whether a window is bound to {@code r}. Fabric lock held. */
+    boolean hasWindowsOn(LoopbackRegistration r) {
+        for (LoopbackWindow w : windowsByIndex.values()) {
+            if (w.region == r) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The QP is destroyed: the type 2 windows bound to it are invalid. Fabric lock held. */
+    void invalidateWindowsOf(LoopbackQueuePair qp) {
+        for (LoopbackWindow w : windowsByIndex.values()) {
+            if (w.boundQp == qp) {
+                w.invalidate();
+            }
+        }
+    }
+
     /** Fabric lock held. */
     void remove(LoopbackRegistration r) {
         byLkey.remove(r.lkey());
@@ -58,9 +112,30 @@ final class LoopbackMemory {
         return find(byLkey.get(lkey), pd, addr, len, access, why);
     }
 
-    /** The same for an rkey of a remote request. Fabric lock held. */
-    LoopbackRegistration remote(LoopbackProtectionDomain pd, int rkey, long addr, long len, int access, Check[] why) {
-        return find(byRkey.get(rkey), pd, addr, len, access, why);
+    /**
+     * The same for an rkey of a remote request arriving on {@code responder}: a registration's rkey, or a
+     * window's, which is valid only on the QP it is bound to, in its range and for its access. Fabric lock held.
+     */
+    LoopbackRegistration remote(LoopbackQueuePair responder, int rkey, long addr, long len, int access, Check[] why) {
+        LoopbackRegistration r = byRkey.get(rkey);
+        if (r != null) {
+            return find(r, responder.pd, addr, len, access, why);
+        }
+        LoopbackWindow w = windowsByIndex.get(rkey >>> 8);
+        if (w == null || !w.isBound() || w.rkey != rkey || w.boundQp != responder) {
+            why[0] = Check.BAD_KEY;
+            return null;
+        }
+        if (len < 0 || addr < w.address || addr + len > w.address + w.length) {
+            why[0] = Check.OUT_OF_RANGE;
+            return null;
+        }
+        if ((w.access & access) != access) {
+            why[0] = Check.NO_ACCESS;
+            return null;
+        }
+        why[0] = Check.OK;
+        return w.region;
     }
 
     private static LoopbackRegistration find(LoopbackRegistration r, LoopbackProtectionDomain pd, long addr, long len,

@@ -1,5 +1,6 @@
 package io.reactiverdma.reactive.impl.loopback;
 
+import io.reactiverdma.reactive.impl.verbs.MemoryWindow;
 import io.reactiverdma.reactive.impl.verbs.ProtectionDomain;
 import io.reactiverdma.reactive.impl.verbs.Registration;
 import io.reactiverdma.verbs.AccessFlags;
@@ -14,6 +15,7 @@ public final class LoopbackProtectionDomain implements ProtectionDomain {
     final LoopbackDevice device;
     final Set<LoopbackRegistration> registrations = ConcurrentHashMap.newKeySet();
     final Set<LoopbackQueuePair> queuePairs = ConcurrentHashMap.newKeySet();
+    final Set<LoopbackWindow> windows = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     LoopbackProtectionDomain(LoopbackDevice device) {
@@ -45,13 +47,30 @@ public final class LoopbackProtectionDomain implements ProtectionDomain {
     }
 
     @Override
+    public MemoryWindow allocateWindow() {
+        if (closed) {
+            throw Errnos.fail("ibv_alloc_mw", Errnos.EINVAL, "the protection domain was deallocated");
+        }
+        if (!stack.memoryWindows) {
+            throw Errnos.fail("ibv_alloc_mw", Errnos.EOPNOTSUPP, device.name() + " has no memory windows");
+        }
+        LoopbackWindow w;
+        synchronized (stack.lock) {
+            w = stack.memory.addWindow(this);
+            windows.add(w);
+        }
+        device.resources.add(LoopbackResources.Kind.MEMORY_WINDOW, w, w.toString());
+        return w;
+    }
+
+    @Override
     public void close() {
         if (closed) {
             return;
         }
-        if (!registrations.isEmpty() || !queuePairs.isEmpty()) {
-            throw Errnos.fail("ibv_dealloc_pd", Errnos.EBUSY, registrations.size() + " registrations and "
-                    + queuePairs.size() + " queue pairs still use " + this);
+        if (!registrations.isEmpty() || !queuePairs.isEmpty() || !windows.isEmpty()) {
+            throw Errnos.fail("ibv_dealloc_pd", Errnos.EBUSY, registrations.size() + " registrations, "
+                    + queuePairs.size() + " queue pairs and " + windows.size() + " memory windows still use " + this);
         }
         closed = true;
         device.resources.remove(LoopbackResources.Kind.PROTECTION_DOMAIN, this);

@@ -20,9 +20,21 @@ public final class LoopbackQueuePair implements QueuePair {
     public enum State { INIT, RTS, ERR, DESTROYED }
 
     record SendWqe(long wrId, WrOpcode opcode, int flags, boolean hasSge, long addr, int length, int lkey,
-                   byte[] inline, long remoteAddr, int rkey, long compareAdd, long swap, int imm) {
+                   byte[] inline, long remoteAddr, int rkey, long compareAdd, long swap, int imm, Bind bind) {
         boolean signaled() {
             return (flags & SendFlags.SIGNALED) != 0;
+        }
+    }
+
+    /** The operands of a BIND_MW work request: window and region by handle, the new rkey, range, access. */
+    record Bind(long window, int newRkey, long region, long address, long length, int access) {
+        static Bind read(SendWorkRequests c, int i) {
+            java.nio.ByteBuffer b = c.buffer();
+            int at = (int) (c.address(i) - c.address());
+            return new Bind(b.getLong(at + SendWorkRequests.BIND_MW_MW_OFFSET),
+                    b.getInt(at + SendWorkRequests.BIND_MW_RKEY_OFFSET), b.getLong(at + SendWorkRequests.BIND_MW_MR_OFFSET),
+                    b.getLong(at + SendWorkRequests.BIND_MW_ADDR_OFFSET), b.getLong(at + SendWorkRequests.BIND_MW_LENGTH_OFFSET),
+                    b.getInt(at + SendWorkRequests.BIND_MW_ACCESS_FLAGS_OFFSET));
         }
     }
 
@@ -103,10 +115,37 @@ public final class LoopbackQueuePair implements QueuePair {
                 errno, index, null);
     }
 
+    /** Counters for tests of doorbell batching and selective signalling (fabric lock). */
+    private long sendPostCalls;
+    private long sendRequestsPosted;
+    long signalledSendCompletions;
+
+    /** {@code ibv_post_send} calls on this QP (refused ones included). */
+    public long sendPostCalls() {
+        synchronized (stack.lock) {
+            return sendPostCalls;
+        }
+    }
+
+    /** Send work requests the QP took. */
+    public long sendRequestsPosted() {
+        synchronized (stack.lock) {
+            return sendRequestsPosted;
+        }
+    }
+
+    /** Successful send-queue requests that gave a completion (signalled ones). */
+    public long signalledSendCompletions() {
+        synchronized (stack.lock) {
+            return signalledSendCompletions;
+        }
+    }
+
     @Override
     public void postSend(SendWorkRequests chain) {
         int posted = 0;
         synchronized (stack.lock) {
+            sendPostCalls++;
             try {
                 if (state == State.DESTROYED) {
                     throw refused("ibv_post_send", Errnos.EINVAL, 0, "the QP " + qpNum + " was destroyed");
@@ -119,6 +158,7 @@ public final class LoopbackQueuePair implements QueuePair {
                     sq.add(validate(chain, i));
                     pd.device.resources.outstanding(1);
                     posted++;
+                    sendRequestsPosted++;
                 }
             } finally {
                 if (posted > 0) {
@@ -131,6 +171,17 @@ public final class LoopbackQueuePair implements QueuePair {
     private SendWqe validate(SendWorkRequests c, int i) {
         WrOpcode op = c.opcode(i);
         int flags = c.sendFlags(i);
+        if (sq.size() >= maxSendWr && (op == WrOpcode.BIND_MW || op == WrOpcode.LOCAL_INV)) {
+            throw refused("ibv_post_send", Errnos.ENOMEM, i, "send queue full (" + maxSendWr + ")");
+        }
+        if (op == WrOpcode.BIND_MW) {
+            return new SendWqe(c.wrId(i), op, flags, false, 0, 0, 0, null, 0, 0, 0, 0, 0, Bind.read(c, i));
+        }
+        if (op == WrOpcode.LOCAL_INV) {
+            int at = (int) (c.address(i) - c.address()); // invalidate_rkey: host order, where imm_data is big-endian
+            int rkey = c.buffer().getInt(at + SendWorkRequests.INVALIDATE_RKEY_OFFSET);
+            return new SendWqe(c.wrId(i), op, flags, false, 0, 0, 0, null, 0, rkey, 0, 0, 0, null);
+        }
         if (op == null || !(op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE
                 || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.RDMA_READ
                 || op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD)) {
@@ -171,7 +222,7 @@ public final class LoopbackQueuePair implements QueuePair {
         boolean atomic = op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD;
         return new SendWqe(c.wrId(i), op, flags, hasSge, addr, len, lkey, inline, c.remoteAddr(i),
                 atomic ? c.atomicRkey(i) : c.rkey(i), atomic ? c.compareAdd(i) : 0, atomic ? c.swap(i) : 0,
-                op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE_WITH_IMM ? c.immData(i) : 0);
+                op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE_WITH_IMM ? c.immData(i) : 0, null);
     }
 
     @Override
@@ -254,6 +305,7 @@ public final class LoopbackQueuePair implements QueuePair {
                 return;
             }
             state = State.DESTROYED;
+            stack.memory.invalidateWindowsOf(this);
             pd.device.resources.outstanding(-(sq.size() + rq.size()));
             sq.clear();
             rq.clear();

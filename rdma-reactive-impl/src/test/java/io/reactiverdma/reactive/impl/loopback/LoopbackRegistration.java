@@ -61,6 +61,10 @@ public final class LoopbackRegistration implements Registration {
             if (deregistered) {
                 return;
             }
+            if (stack.memory.hasWindowsOn(this)) {
+                // rxe: ibv_dereg_mr of a region a memory window is bound to fails with EINVAL
+                throw Errnos.fail("ibv_dereg_mr", Errnos.EINVAL, this + " has memory windows bound to it");
+            }
             deregistered = true;
             stack.memory.remove(this);
             pd.registrations.remove(this);

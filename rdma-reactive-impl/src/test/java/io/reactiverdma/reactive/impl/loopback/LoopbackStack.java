@@ -38,6 +38,8 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
     final Duration rnrDelay;
     final Duration ackTimeout;
     final boolean rnrRetryFromPeer;
+    /** Whether the devices have type 2 memory windows (ibv_alloc_mw fails with EOPNOTSUPP otherwise). */
+    final boolean memoryWindows;
     private final List<LoopbackDevice> devices;
     private final Map<InetAddress, LoopbackDevice> byAddress = new LinkedHashMap<>();
     private final ScheduledThreadPoolExecutor executor;
@@ -55,6 +57,7 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         this.rnrDelay = b.rnrDelay;
         this.ackTimeout = b.ackTimeout;
         this.rnrRetryFromPeer = b.rnrRetryFromPeer;
+        this.memoryWindows = b.memoryWindows;
         List<LoopbackDevice> list = new ArrayList<>();
         for (Builder.Spec s : b.devices) {
             LoopbackDevice d = new LoopbackDevice(this, s.name, nextKey(), s.addresses, b.maxCqe, b.maxQpRdAtom);
@@ -94,6 +97,7 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         private int maxCqe = 32767;
         private int maxQpRdAtom = 128;
         private boolean rnrRetryFromPeer;
+        private boolean memoryWindows = true;
 
         /** A device with these IP addresses (literal IPv4/IPv6 addresses). */
         public Builder device(String name, String... addresses) {
@@ -128,6 +132,12 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
          */
         public Builder rnrRetryFromPeer(boolean fromPeer) {
             this.rnrRetryFromPeer = fromPeer;
+            return this;
+        }
+
+        /** Whether the devices have type 2 memory windows (default true, as rxe and mlx5 have). */
+        public Builder memoryWindows(boolean supported) {
+            this.memoryWindows = supported;
             return this;
         }
 

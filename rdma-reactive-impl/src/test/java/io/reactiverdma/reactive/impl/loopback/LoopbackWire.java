@@ -88,6 +88,10 @@ final class LoopbackWire {
                 return WcOpcode.COMP_SWAP;
             case ATOMIC_FETCH_AND_ADD:
                 return WcOpcode.FETCH_ADD;
+            case BIND_MW:
+                return WcOpcode.BIND_MW;
+            case LOCAL_INV:
+                return WcOpcode.LOCAL_INV;
             default:
                 return WcOpcode.SEND;
         }
@@ -126,6 +130,7 @@ final class LoopbackWire {
             qp.rnrAttempts = 0;
             qp.retryAttempts = 0;
             if (w.signaled()) {
+                qp.signalledSendCompletions++;
                 complete(qp, w.wrId(), WcStatus.SUCCESS, sendOpcode(w.opcode()), r.byteLen, 0, 0);
             } else {
                 qp.pd.device.resources.outstanding(-1);
@@ -191,6 +196,12 @@ final class LoopbackWire {
         if (injected != null) {
             return Result.failed(injected);
         }
+        if (w.opcode() == WrOpcode.BIND_MW) {
+            return bind(qp, w.bind());
+        }
+        if (w.opcode() == WrOpcode.LOCAL_INV) {
+            return invalidate(qp, w.rkey());
+        }
         LoopbackQueuePair peer = qp.peer;
         if (peer == null || peer.state != State.RTS || peer.dead) {
             return Result.NO_ANSWER_WAIT; // packets to a QP that is gone, in ERR or dead are dropped
@@ -239,7 +250,7 @@ final class LoopbackWire {
                     return Result.RNR_WAIT;
                 }
                 if (data.length > 0) {
-                    LoopbackRegistration target = stack.memory.remote(peer.pd, w.rkey(), w.remoteAddr(), data.length,
+                    LoopbackRegistration target = stack.memory.remote(peer, w.rkey(), w.remoteAddr(), data.length,
                             AccessFlags.REMOTE_WRITE, why);
                     if (target == null) {
                         responderError(peer);
@@ -262,7 +273,7 @@ final class LoopbackWire {
                     if (local == null) {
                         return Result.failed(WcStatus.LOC_PROT_ERR);
                     }
-                    LoopbackRegistration source = stack.memory.remote(peer.pd, w.rkey(), w.remoteAddr(), len,
+                    LoopbackRegistration source = stack.memory.remote(peer, w.rkey(), w.remoteAddr(), len,
                             AccessFlags.REMOTE_READ, why);
                     if (source == null) {
                         responderError(peer);
@@ -286,7 +297,7 @@ final class LoopbackWire {
                     responderError(peer);
                     return Result.failed(WcStatus.REM_INV_REQ_ERR);
                 }
-                LoopbackRegistration target = stack.memory.remote(peer.pd, w.rkey(), w.remoteAddr(), 8,
+                LoopbackRegistration target = stack.memory.remote(peer, w.rkey(), w.remoteAddr(), 8,
                         AccessFlags.REMOTE_ATOMIC, why);
                 if (target == null) {
                     responderError(peer);
@@ -304,6 +315,41 @@ final class LoopbackWire {
             default:
                 return Result.failed(WcStatus.LOC_QP_OP_ERR);
         }
+    }
+
+    /**
+     * BIND_MW, a local operation in send-queue order (rxe's checks): the window of this PD must be invalid,
+     * the new rkey must keep its index, the region must be of this PD, allow MW_BIND (and LOCAL_WRITE for
+     * remote write or atomics) and contain the range. Then the window is valid for remote requests that
+     * arrive on {@code qp}.
+     */
+    private Result bind(LoopbackQueuePair qp, LoopbackQueuePair.Bind b) {
+        LoopbackWindow mw = stack.memory.window(b.window());
+        LoopbackRegistration mr = stack.memory.registrationAt(b.region());
+        boolean writes = (b.access() & (AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC)) != 0;
+        if (mw == null || mw.pd != qp.pd || mw.isBound() || (b.newRkey() >>> 8) != (mw.rkey >>> 8)
+                || mr == null || mr.pd != qp.pd || (mr.access & AccessFlags.MW_BIND) == 0
+                || (writes && (mr.access & AccessFlags.LOCAL_WRITE) == 0)
+                || b.length() < 0 || b.address() < mr.address() || b.address() + b.length() > mr.address() + mr.length()) {
+            return Result.failed(WcStatus.MW_BIND_ERR);
+        }
+        mw.boundQp = qp;
+        mw.region = mr;
+        mw.address = b.address();
+        mw.length = b.length();
+        mw.access = b.access();
+        mw.rkey = b.newRkey();
+        return Result.done(0);
+    }
+
+    /** LOCAL_INV of a bound window's current rkey. */
+    private Result invalidate(LoopbackQueuePair qp, int rkey) {
+        LoopbackWindow mw = stack.memory.windowByRkey(rkey);
+        if (mw == null || mw.pd != qp.pd || !mw.isBound()) {
+            return Result.failed(WcStatus.LOC_QP_OP_ERR);
+        }
+        mw.invalidate();
+        return Result.done(0);
     }
 
     /** The bytes a SEND or WRITE carries: the inline copy, or the local SGE read now. Null: local protection. */

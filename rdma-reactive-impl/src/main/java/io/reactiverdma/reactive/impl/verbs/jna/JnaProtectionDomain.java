@@ -2,7 +2,8 @@ package io.reactiverdma.reactive.impl.verbs.jna;
 
 import io.reactiverdma.reactive.impl.verbs.ProtectionDomain;
 import io.reactiverdma.reactive.impl.verbs.Registration;
-import io.reactiverdma.verbs.MemoryRegion;
+import io.reactiverdma.reactive.impl.verbs.MemoryWindow;
+import io.reactiverdma.verbs.MemoryWindowType;
 
 import java.nio.ByteBuffer;
 
@@ -15,28 +16,12 @@ final class JnaProtectionDomain implements ProtectionDomain {
 
     @Override
     public Registration register(ByteBuffer directBuffer, int accessFlags) {
-        MemoryRegion mr = pd.registerMemory(directBuffer, accessFlags);
-        return new Registration() {
-            @Override
-            public long address() {
-                return mr.address();
-            }
+        return new JnaRegistration(pd.registerMemory(directBuffer, accessFlags));
+    }
 
-            @Override
-            public int lkey() {
-                return mr.lkey();
-            }
-
-            @Override
-            public int rkey() {
-                return mr.rkey();
-            }
-
-            @Override
-            public void deregister() {
-                mr.close();
-            }
-        };
+    @Override
+    public MemoryWindow allocateWindow() {
+        return new JnaMemoryWindow(pd.allocMemoryWindow(MemoryWindowType.TYPE_2));
     }
 
     @Override

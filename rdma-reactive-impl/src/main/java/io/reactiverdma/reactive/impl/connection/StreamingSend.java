@@ -1,0 +1,307 @@
+package io.reactiverdma.reactive.impl.connection;
+
+import io.reactiverdma.reactive.impl.completion.CompletionPoller;
+import io.reactiverdma.reactive.impl.device.EngineBuffer;
+
+import io.reactiverdma.reactive.InvalidRequestException;
+import io.reactiverdma.verbs.SendFlags;
+import io.reactiverdma.verbs.SendWorkRequests;
+import io.reactiverdma.verbs.WrOpcode;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.Exceptions;
+import reactor.core.publisher.MonoSink;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+
+/**
+ * {@code send(Publisher)}: one subscriber to the caller's messages for the whole stream, with no
+ * {@code Mono}, {@link Operation} or subscription per message.
+ *
+ * <p>The stream owns a staging area of {@code window} slots in registered memory, each as large as the
+ * largest message the peer receives. It asks upstream for at most as many messages as it has free slots, so
+ * {@link #onNext} (on the upstream's thread) always finds its slot free: it copies the message there (the
+ * caller's buffer is free again when onNext returns), publishes it with a release store of the
+ * {@link #produced} count, and asks the poller thread to take it (one hand-over task, not one per message,
+ * while the poller has not run it yet). On the poller thread the {@link SendQueue} posts staged messages in
+ * chains, inline from the slot when small enough, and completions come back in post order, so a slot is
+ * free again when its message's completion (or a later one's) arrived; the stream then requests as many
+ * messages as slots came free, once per duty cycle.
+ *
+ * <p>Steady state allocates nothing per message: no object is created on the data path (the one task is
+ * reused), and the only per-stream allocations are this object, its staging buffer and the result's sink.
+ *
+ * <p>Outcome: the result completes when upstream completed and every message was sent (its completion
+ * arrived); it errors with the first failure (a message too large, an error completion, the connection
+ * closing: the messages not yet posted are not sent) and upstream is cancelled; cancelling the result
+ * cancels upstream. The staging area is released once nothing posted from it is outstanding.
+ */
+final class StreamingSend implements CoreSubscriber<ByteBuffer>, Runnable {
+    private static final VarHandle PRODUCED;
+    private static final VarHandle SCHEDULED;
+    private static final VarHandle PRODUCING;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            PRODUCED = l.findVarHandle(StreamingSend.class, "produced", long.class);
+            SCHEDULED = l.findVarHandle(StreamingSend.class, "scheduled", int.class);
+            PRODUCING = l.findVarHandle(StreamingSend.class, "producing", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final SendQueue queue;
+    private final CompletionPoller poller;
+    private final MonoSink<Void> sink;
+    private final EngineBuffer staging;
+    private final int slotSize;
+    private final int window;
+    private final int maxMessageSize;
+    private final int[] lengths;
+    /** What subscribers hold the connection by: kept reachable while the stream runs. */
+    @SuppressWarnings("unused")
+    private final Object owner;
+    private Subscription upstream;
+    /** Messages staged by onNext (upstream's thread; read with acquire on the poller thread). */
+    private volatile long produced;
+    /** 1 while this object is queued as a task on the poller (set by any thread, cleared by the poller). */
+    private volatile int scheduled;
+    /** Messages asked of upstream so far (written on the poller thread, read by onNext's overflow check). */
+    private volatile long requested;
+    private volatile boolean upstreamDone;
+    private volatile Throwable upstreamError;
+    private volatile boolean cancelled;
+    /**
+     * 1 while onNext may write into the staging area. With {@link #stagingClosed} it forms a handshake
+     * (both volatile, so at least one side sees the other's write): the poller releases the staging area
+     * only when no onNext is copying, and an onNext that starts after the close copies nothing.
+     */
+    private volatile int producing;
+    /** Set on the poller thread at termination: onNext must not touch the staging area any more. */
+    private volatile boolean stagingClosed;
+    // ---- poller thread only
+    /** Listed in the send queue's streams. */
+    boolean queued;
+    private long postedCount;
+    private long completedCount;
+    private boolean terminated;
+    private boolean stagingReleased;
+
+    StreamingSend(SendQueue queue, CompletionPoller poller, MonoSink<Void> sink, EngineBuffer staging, int slotSize,
+            int window, int maxMessageSize, Object owner) {
+        this.queue = queue;
+        this.poller = poller;
+        this.sink = sink;
+        this.staging = staging;
+        this.slotSize = slotSize;
+        this.window = window;
+        this.maxMessageSize = maxMessageSize;
+        this.lengths = new int[window];
+        this.owner = owner;
+    }
+
+    // --------------------------------------------------------------------- upstream (any one thread)
+    @Override
+    public void onSubscribe(Subscription s) {
+        upstream = s;
+        schedule(); // the first request is made on the poller thread, by the next flush
+    }
+
+    @Override
+    public void onNext(ByteBuffer message) {
+        PRODUCING.setVolatile(this, 1);
+        try {
+            if (upstreamDone || cancelled || stagingClosed) {
+                return;
+            }
+            stage(message);
+        } finally {
+            PRODUCING.setVolatile(this, 0);
+            if (stagingClosed) {
+                schedule(); // the poller may have left the staging area's release to this thread
+            }
+        }
+    }
+
+    /** Copies the message into its slot and publishes it. Upstream's thread, inside onNext. */
+    private void stage(ByteBuffer message) {
+        long seq = produced;
+        int n = message.remaining();
+        if (n > maxMessageSize || n > slotSize) {
+            upstream.cancel();
+            onError(new InvalidRequestException(InvalidRequestException.Reason.MESSAGE_TOO_LARGE,
+                    "message " + seq + " of the stream has " + n + " bytes, which does not fit the receiver's "
+                            + maxMessageSize + "-byte receive buffers"));
+            return;
+        }
+        if (seq >= requested) {
+            upstream.cancel();
+            onError(Exceptions.failWithOverflow("the publisher sent message " + seq + " of the stream while only "
+                    + requested + " were requested"));
+            return;
+        }
+        int slot = (int) (seq % window);
+        // Absolute put: neither the caller's buffer nor the shared slab changes position, nothing is allocated.
+        staging.memory().put(staging.offset() + slot * slotSize, message, message.position(), n);
+        lengths[slot] = n;
+        PRODUCED.setRelease(this, seq + 1);
+        schedule();
+    }
+
+    @Override
+    public void onError(Throwable t) {
+        if (upstreamDone) {
+            return;
+        }
+        upstreamError = t;
+        upstreamDone = true;
+        schedule();
+    }
+
+    @Override
+    public void onComplete() {
+        upstreamDone = true;
+        schedule();
+    }
+
+    /** The result's subscriber cancelled (any thread): upstream stops; what is posted completes first. */
+    void cancel() {
+        cancelled = true;
+        Subscription s = upstream;
+        if (s != null) {
+            s.cancel();
+        }
+        schedule();
+    }
+
+    private void schedule() {
+        if (SCHEDULED.compareAndSet(this, 0, 1)) {
+            poller.run(this);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------- poller thread
+    /** The hand-over task: new messages, the end of upstream, or a cancel. */
+    @Override
+    public void run() {
+        SCHEDULED.setRelease(this, 0);
+        if (terminated) {
+            releaseStagingIfIdle();
+            return;
+        }
+        if (cancelled) {
+            terminate(null, false);
+            return;
+        }
+        Throwable error = upstreamError;
+        if (error != null) {
+            terminate(error, true);
+            return;
+        }
+        if (hasStaged() || !queued) {
+            queue.streamReady(this);
+        }
+        completeIfDone();
+    }
+
+    /** Asks upstream for as many messages as slots are free (called once per flush). */
+    void requestMore() {
+        if (terminated || upstreamDone || upstream == null) {
+            return;
+        }
+        long free = window - (requested - completedCount);
+        // Ask in batches of a quarter window (or everything when all came back), so that upstream is not
+        // asked once per message.
+        if (free > 0 && (free >= Math.max(1, window / 4) || requested == completedCount)) {
+            requested += free;
+            upstream.request(free);
+        }
+    }
+
+    boolean hasStaged() {
+        return !terminated && (long) PRODUCED.getAcquire(this) > postedCount;
+    }
+
+    /** Adds the next staged message to {@code chain} as a SEND; returns whether it is inline. */
+    boolean writeNext(SendWorkRequests chain, long wrId, int inlineLimit) {
+        int slot = (int) (postedCount % window);
+        int n = lengths[slot];
+        boolean inline = n > 0 && n <= inlineLimit;
+        int i = chain.add(wrId, WrOpcode.SEND, inline ? SendFlags.INLINE : 0);
+        if (n > 0) {
+            chain.sge(i, staging.address() + (long) slot * slotSize, n, staging.lkey());
+        }
+        postedCount++;
+        return inline;
+    }
+
+    /** The length of the oldest message posted and not completed yet (for the byte counters). */
+    int completedLength() {
+        return lengths[(int) (completedCount % window)];
+    }
+
+    /** The oldest posted message finished: sent ({@code error} null) or failed (flushed, error completion). */
+    void sent(boolean success, Throwable error) {
+        completedCount++;
+        if (!success) {
+            terminate(error, true);
+        } else if (!terminated) {
+            queue.streamReady(this); // slots came free: the next flush requests more
+            completeIfDone();
+        }
+        releaseStagingIfIdle();
+    }
+
+    /** A message of a refused chain: never posted. */
+    void refused(Throwable error) {
+        postedCount--;
+        terminate(error, true);
+    }
+
+    /** The connection closes: the stream fails, and messages not posted yet are not sent. */
+    void fail(Throwable error) {
+        terminate(error, true);
+    }
+
+    private void completeIfDone() {
+        if (!terminated && upstreamDone && upstreamError == null && completedCount == (long) PRODUCED.getAcquire(this)) {
+            terminated = true;
+            queue.streamEnded(this);
+            releaseStagingIfIdle();
+            sink.success();
+        }
+    }
+
+    private void terminate(Throwable error, boolean cancelUpstream) {
+        if (terminated) {
+            releaseStagingIfIdle();
+            return;
+        }
+        terminated = true;
+        queue.streamEnded(this);
+        if (cancelUpstream && !upstreamDone && upstream != null) {
+            upstream.cancel();
+        }
+        releaseStagingIfIdle();
+        if (error != null && !cancelled) {
+            sink.error(error);
+        }
+    }
+
+    /** Once terminated and nothing posted from the staging area is outstanding, it goes back to the pool. */
+    private void releaseStagingIfIdle() {
+        if (!terminated || stagingReleased) {
+            return;
+        }
+        stagingClosed = true;
+        if (completedCount == postedCount && (int) PRODUCING.getVolatile(this) == 0) {
+            stagingReleased = true;
+            staging.unretain();
+            staging.release();
+        }
+    }
+}
