@@ -22,6 +22,11 @@ final class LibRdmacm {
 
     static native long rdma_create_event_channel();
 
+    /** {@code struct ibv_context **rdma_get_devices(int *num_devices)}: NULL-terminated, free with rdma_free_devices. */
+    static native long rdma_get_devices(long numDevicesOut);
+
+    static native void rdma_free_devices(long list);
+
     static native void rdma_destroy_event_channel(long channel);
 
     static native int rdma_create_id(long channel, long idOut, long context, int ps);

@@ -14,6 +14,8 @@ import io.reactiverdma.verbs.VerbsContext;
 import java.lang.ref.Reference;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -63,6 +65,37 @@ public final class RdmaCmId extends NativeResource {
             throw new NativeCallException("rdma_create_id", Native.getLastError(), portSpace.toString());
         }
         return new RdmaCmId(channel, id, portSpace, "rdma_cm_id 0x" + Long.toHexString(id) + " (" + portSpace + ")");
+    }
+
+    /**
+     * {@code rdma_get_devices}: the RDMA devices librdmacm opened, as the same borrowed contexts
+     * {@link #verbsContext()} returns for ids on them (librdmacm keeps them open; closing one closes nothing).
+     *
+     * @throws NativeCallException when librdmacm cannot list them (no device, no kernel support)
+     */
+    public static List<VerbsContext> devices() {
+        ByteBuffer count = NativeMemory.allocate(8);
+        long list = LibRdmacm.rdma_get_devices(NativeMemory.address(count));
+        if (list == 0) {
+            throw new NativeCallException("rdma_get_devices", Native.getLastError(), "listing RDMA devices");
+        }
+        try {
+            int n = count.getInt(0);
+            Pointer array = new Pointer(list);
+            List<VerbsContext> out = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                out.add(borrowed(array.getLong(8L * i)));
+            }
+            return out;
+        } finally {
+            LibRdmacm.rdma_free_devices(list); // frees the array only: the contexts stay librdmacm's
+            Reference.reachabilityFence(count);
+        }
+    }
+
+    private static VerbsContext borrowed(long verbs) {
+        return CONTEXTS.compute(verbs, (k, v) -> v != null && !v.isClosed() ? v
+                : VerbsContext.borrow(new Pointer(k), "ibv_context of librdmacm (" + deviceNameOf(k) + ")"));
     }
 
     /** Wraps the new id a CONNECT_REQUEST carries; the caller owns it. */
@@ -148,8 +181,7 @@ public final class RdmaCmId extends NativeResource {
             throw new IllegalStateException(description() + " is not bound to an RDMA device yet: resolve an "
                     + "address (or bind to an RDMA device's address) first");
         }
-        return CONTEXTS.compute(verbs, (k, v) -> v != null && !v.isClosed() ? v
-                : VerbsContext.borrow(new Pointer(k), "ibv_context of librdmacm (" + deviceNameOf(k) + ")"));
+        return borrowed(verbs);
     }
 
     private static String deviceNameOf(long verbs) {

@@ -297,4 +297,56 @@ class CmConnectionRxeTest {
             assertTrue(e.getMessage().contains("verbsContext()"), e.getMessage());
         }
     }
+
+    /**
+     * RDMA_OPTION_ID_ACK_TIMEOUT set on each side before connect/accept is the timeout of that side's QP (rxe
+     * takes any exponent); the retry count is the client's on both; a type of service set before resolving
+     * is accepted.
+     */
+    @Test
+    void ackTimeoutAndRetryCountReachTheQueuePairs() {
+        Side server = new Side();
+        Side client = new Side();
+        try {
+            RdmaCmId listener = listen(server);
+            client.id = RdmaCmId.create(client.channel, PortSpace.TCP);
+            client.id.setTypeOfService(32);
+            client.id.resolveAddress(null, listener.localAddress(), TIMEOUT_MS);
+            await(client.channel, CmEventType.ADDR_RESOLVED);
+            client.id.resolveRoute(TIMEOUT_MS);
+            await(client.channel, CmEventType.ROUTE_RESOLVED);
+            client.setUpQp(client.id);
+            client.id.setAckTimeout(14);
+            client.id.connect(ConnParam.create().retryCount(5));
+            CmEvent request = await(server.channel, CmEventType.CONNECT_REQUEST);
+            server.setUpQp(request.id());
+            request.id().setAckTimeout(12);
+            request.id().accept(ConnParam.create().retryCount(2)); // ignored on accept: the request's count rules
+            await(client.channel, CmEventType.ESTABLISHED);
+            await(server.channel, CmEventType.ESTABLISHED);
+            assertEquals(14, client.qp.query().timeout());
+            assertEquals(12, server.qp.query().timeout());
+            assertEquals(5, client.qp.query().retryCnt());
+            assertEquals(5, server.qp.query().retryCnt());
+            sendAndCheck(client, server, "with ack timeouts set");
+        } finally {
+            client.close();
+            server.close();
+        }
+    }
+
+    @Test
+    void rdmaGetDevicesListsTheContextsIdsResolveTo() {
+        List<VerbsContext> devices = RdmaCmId.devices();
+        assertFalse(devices.isEmpty());
+        try (EventChannel channel = EventChannel.create()) {
+            RdmaCmId id = RdmaCmId.create(channel, PortSpace.TCP);
+            id.bind(new InetSocketAddress(ip, 0));
+            VerbsContext bound = id.verbsContext();
+            assertTrue(devices.contains(bound), "the bound id's context is one of " + devices);
+            assertEquals(RxeTestSupport.deviceName(), bound.deviceName());
+            id.close();
+        }
+        assertFalse(RdmaCmId.devices().get(0).isClosed(), "listing again leaves librdmacm's contexts open");
+    }
 }

@@ -34,6 +34,17 @@ public interface DisposableRdmaServer extends Disposable {
     /** Completes once the server stopped listening and every connection it accepted is closed. */
     Mono<Void> onDispose();
 
+    /**
+     * Shuts down gracefully: stops accepting at once (requests waiting for the acceptor are rejected with
+     * {@link ConnectionRejectedException.Rejection#SHUTTING_DOWN}; new ones find nothing listening), lets each
+     * open connection run until its handler's publisher terminates, for at most {@code timeout}, then disposes
+     * what is left: those connections close as {@link #dispose()} closes them (their operations still
+     * outstanding fail with {@link ConnectionClosedException}, their {@code receive()} completes). Completes
+     * when the server and every connection are closed ({@link #onDispose()}); never errors. Lazy: nothing
+     * happens until subscribed; subscribing again joins the shutdown under way. Cancelling does not stop it.
+     */
+    Mono<Void> disposeGracefully(Duration timeout);
+
     /** Disposes and waits at most 30 s for {@link #onDispose()}. */
     default void disposeNow() {
         disposeNow(Duration.ofSeconds(30));

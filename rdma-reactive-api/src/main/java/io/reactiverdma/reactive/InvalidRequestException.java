@@ -27,6 +27,8 @@ public class InvalidRequestException extends RdmaException {
         FOREIGN_BUFFER,
         /** The connection is closed (or closing): nothing more can be posted on it. */
         CONNECTION_CLOSED,
+        /** Private data (of a connect, an accept, a reject reason) longer than the CM carries. */
+        PRIVATE_DATA_TOO_LARGE,
         /** The device cannot do what was asked (for example memory windows on a device without them). */
         NOT_SUPPORTED,
         /** An argument outside its allowed range (a size, a count, a port number ...). */

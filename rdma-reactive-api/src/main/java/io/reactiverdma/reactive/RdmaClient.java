@@ -54,6 +54,25 @@ public abstract class RdmaClient {
     public abstract RdmaClient observer(RdmaConnectionObserver observer);
 
     /**
+     * Sends {@code privateData} (copied; at most {@link RdmaTransportConfig#MAX_CONNECT_PRIVATE_DATA} bytes)
+     * to the server's application with the connect request; the server's accept private data comes back in
+     * {@link RdmaConnection#peerPrivateData()}.
+     *
+     * @throws InvalidRequestException ({@link InvalidRequestException.Reason#PRIVATE_DATA_TOO_LARGE}) now,
+     *                                 before anything is allocated, when it does not fit
+     */
+    public abstract RdmaClient privateData(byte[] privateData);
+
+    /**
+     * Connects from {@code host} (an address of an RDMA device's netdev): shorthand for
+     * {@code option(RdmaOption.LOCAL_ADDRESS, host)}.
+     */
+    public final RdmaClient localAddress(String host) {
+        Objects.requireNonNull(host, "host");
+        return option(RdmaOption.LOCAL_ADDRESS, host);
+    }
+
+    /**
      * Runs user callbacks (operation signals, received messages, and {@link #connect()}'s result) on
      * {@code scheduler} instead of the engine's threads (the poller, the rdma_cm event thread).
      */
@@ -61,7 +80,8 @@ public abstract class RdmaClient {
 
     /**
      * Resolves the address and route, creates the queue pair and connects. Emits the connection once it is
-     * ESTABLISHED; fails with {@link RdmaConnectException} when resolution fails, the peer rejects or is
+     * ESTABLISHED; fails with {@link RdmaConnectException} when resolution fails, the peer rejects (then a
+     * {@link ConnectionRejectedException} saying why) or is
      * unreachable, or {@link RdmaOption#CONNECT_TIMEOUT} passes; fails with {@link RdmaException} when no
      * RDMA device is usable. Each subscription makes a new connection. Cancelling before it is established
      * abandons the attempt and releases what it created.
@@ -120,6 +140,11 @@ final class DefaultRdmaClient extends RdmaClient {
     @Override
     public RdmaClient observer(RdmaConnectionObserver observer) {
         return new DefaultRdmaClient(config.withObserver(observer));
+    }
+
+    @Override
+    public RdmaClient privateData(byte[] privateData) {
+        return new DefaultRdmaClient(config.withPrivateData(privateData));
     }
 
     @Override

@@ -58,7 +58,11 @@ public final class RdmaOption<T> {
      * that stops receiving would hang the connection).
      */
     public static final RdmaOption<Integer> RNR_RETRY_COUNT = intOption("RNR_RETRY_COUNT", 3, 0, 6);
-    /** Transport retries after an ACK timeout. Default 6; 0..7. */
+    /**
+     * Transport retries after an ACK timeout (see {@link #ACK_TIMEOUT} for how long a dead peer takes to
+     * detect). The client's value is carried in the connect request and used by both sides' QPs (the IB CM
+     * ignores it on accept). Default 6; 0..7.
+     */
     public static final RdmaOption<Integer> RETRY_COUNT = intOption("RETRY_COUNT", 6, 0, 7);
 
     /**
@@ -70,10 +74,56 @@ public final class RdmaOption<T> {
      */
     public static final RdmaOption<Integer> SIGNAL_INTERVAL = intOption("SIGNAL_INTERVAL", 16, 1, 16384);
 
+    /**
+     * The local ACK timeout exponent t: a sent request unacknowledged for 4.096 us x 2^t is retransmitted, and
+     * after {@link #RETRY_COUNT} retransmissions its work request fails with {@code RETRY_EXC_ERR}, so a dead
+     * peer is detected about (RETRY_COUNT + 1) x 4.096 us x 2^t after the first unanswered send (t = 14: 0.47 s
+     * with RETRY_COUNT 6; t = 19, rdma_cm's usual RoCE value: 15.0 s). Default 0: rdma_cm's own value (from the
+     * path's packet lifetime); 1..31 sets it with {@code rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT)} on this
+     * side's QP (each side times out its own requests). Too small a value retransmits needlessly on a slow
+     * path.
+     */
+    public static final RdmaOption<Integer> ACK_TIMEOUT = intOption("ACK_TIMEOUT", 0, 0, 31);
+    /**
+     * The type of service (IP TOS / traffic class) of a client's connection, set with
+     * {@code rdma_set_option(RDMA_OPTION_ID_TOS)} before its route is resolved. Client only: the server answers
+     * in the class the request came with. Default -1: not set (rdma_cm's default); 0..255.
+     */
+    public static final RdmaOption<Integer> TYPE_OF_SERVICE = intOption("TYPE_OF_SERVICE", -1, -1, 255);
+    /**
+     * The local address (IP literal or host name of an RDMA device's netdev) a client connects from: its
+     * connection leaves through that address's device and port. Client only. Default "" (empty): routing picks.
+     */
+    public static final RdmaOption<String> LOCAL_ADDRESS = new RdmaOption<>("LOCAL_ADDRESS", String.class, "",
+            v -> v.isEmpty() || !v.isBlank(), "a host name or IP address, or empty for none");
+    /**
+     * The completion vector (the interrupt, so the CPU) of the completion queues this configuration's
+     * connections use, where the device has several ({@code num_comp_vectors}); a value beyond the device's
+     * count wraps around (vector mod count), so one configuration fits every device. Connections asking for
+     * different vectors never share a completion queue or poller. Default 0; 0..1023.
+     */
+    public static final RdmaOption<Integer> COMPLETION_VECTOR = intOption("COMPLETION_VECTOR", 0, 0, 1023);
+    /**
+     * Server: the most connections it has at once (open or being admitted); a request beyond it is rejected
+     * with {@link ConnectionRejectedException.Rejection#CONNECTION_LIMIT}. Default and maximum 2^31-1.
+     */
+    public static final RdmaOption<Integer> MAX_CONNECTIONS = intOption("MAX_CONNECTIONS", Integer.MAX_VALUE, 1,
+            Integer.MAX_VALUE);
+    /**
+     * Server: how long its {@link ConnectionAcceptor} may take to answer a request before the request is
+     * rejected with {@link ConnectionRejectedException.Rejection#ACCEPT_TIMEOUT}. Keep it below the clients'
+     * {@link #CONNECT_TIMEOUT}. Default 5 s; 1 ms to 2^31-1 ms.
+     */
+    public static final RdmaOption<Duration> ACCEPT_TIMEOUT = new RdmaOption<>("ACCEPT_TIMEOUT", Duration.class,
+            Duration.ofSeconds(5), d -> d.compareTo(Duration.ofMillis(1)) >= 0
+                    && d.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) <= 0,
+            "a duration from 1 ms to 2^31-1 ms");
+
     /** Every option, for listing and validation. */
     public static final List<RdmaOption<?>> ALL = List.of(SEND_QUEUE_DEPTH, RECEIVE_QUEUE_DEPTH,
             RECEIVE_BUFFER_SIZE, MAX_INLINE_DATA, POLL_BATCH_SIZE, CREDIT_FLOW_CONTROL, COMPLETION_QUEUE_MODE,
-            IDLE_STRATEGY, CONNECT_TIMEOUT, READ_ATOMIC_DEPTH, RNR_RETRY_COUNT, RETRY_COUNT, SIGNAL_INTERVAL);
+            IDLE_STRATEGY, CONNECT_TIMEOUT, READ_ATOMIC_DEPTH, RNR_RETRY_COUNT, RETRY_COUNT, SIGNAL_INTERVAL,
+            ACK_TIMEOUT, TYPE_OF_SERVICE, LOCAL_ADDRESS, COMPLETION_VECTOR, MAX_CONNECTIONS, ACCEPT_TIMEOUT);
 
     private final String name;
     private final Class<T> type;

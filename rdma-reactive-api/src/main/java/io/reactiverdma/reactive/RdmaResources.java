@@ -24,6 +24,20 @@ public final class RdmaResources {
     }
 
     /**
+     * The registered memory of the RDMA device named by {@code addressOrDevice}, before any connection exists:
+     * either an address of the device's netdev (as a server's host) or the device's name ("rxe0", "mlx5_0").
+     * It is the same memory (one protection domain) that every connection on that device uses
+     * ({@link RdmaConnection#memory()}), so what a server registers at start is valid on each connection it
+     * accepts later. Emits it once the device is open; fails with {@link RdmaException} when no RDMA device
+     * has that address or name. It lives until {@link #disposeLater()} (or the device fails or is removed);
+     * release what you registered before that.
+     */
+    public static Mono<RdmaMemory> memory(String addressOrDevice) {
+        java.util.Objects.requireNonNull(addressOrDevice, "addressOrDevice");
+        return Mono.defer(() -> Providers.provider().memory(addressOrDevice));
+    }
+
+    /**
      * Closes every connection and server of the engine and fails connect attempts under way, waits for the
      * close sequences (at most about 10 s; a close that cannot finish is logged), then releases every device
      * resource and stops the engine's threads (its one daemon timer thread excepted). Completes when that is

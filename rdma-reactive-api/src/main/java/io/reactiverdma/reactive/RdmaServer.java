@@ -53,6 +53,15 @@ public abstract class RdmaServer {
 
     public abstract RdmaServer callbackScheduler(Scheduler scheduler);
 
+    /**
+     * Decides each connection request before anything is allocated for it: {@code acceptor} sees the peer's
+     * address and private data and answers asynchronously with an {@link Admission} (accept, with private data
+     * for the client, or reject with a reason the client reads in {@link ConnectionRejectedException}); it
+     * must answer within {@link RdmaOption#ACCEPT_TIMEOUT}. Requests beyond {@link RdmaOption#MAX_CONNECTIONS}
+     * are rejected before the acceptor sees them. Null: every request is accepted.
+     */
+    public abstract RdmaServer accept(ConnectionAcceptor acceptor);
+
     /** What to do with each connection; the connection closes when the returned publisher terminates. */
     public abstract RdmaServer handle(Function<? super RdmaConnection, ? extends Publisher<Void>> handler);
 
@@ -122,6 +131,11 @@ final class DefaultRdmaServer extends RdmaServer {
     public RdmaServer callbackScheduler(Scheduler scheduler) {
         Objects.requireNonNull(scheduler, "scheduler");
         return new DefaultRdmaServer(config.withCallbackScheduler(scheduler), handler);
+    }
+
+    @Override
+    public RdmaServer accept(ConnectionAcceptor acceptor) {
+        return new DefaultRdmaServer(config.withAcceptor(acceptor), handler);
     }
 
     @Override

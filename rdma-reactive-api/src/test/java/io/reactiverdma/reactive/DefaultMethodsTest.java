@@ -38,6 +38,11 @@ class DefaultMethodsTest {
         }
 
         @Override
+        public Mono<Void> disposeGracefully(java.time.Duration timeout) {
+            return Mono.fromRunnable(this::dispose).then(onDispose());
+        }
+
+        @Override
         public int connectionCount() {
             return 0;
         }

@@ -34,7 +34,11 @@ class RdmaOptionTest {
                 Arguments.of(RdmaOption.READ_ATOMIC_DEPTH, 4, 1, 255),
                 Arguments.of(RdmaOption.RNR_RETRY_COUNT, 3, 0, 6),
                 Arguments.of(RdmaOption.RETRY_COUNT, 6, 0, 7),
-                Arguments.of(RdmaOption.SIGNAL_INTERVAL, 16, 1, 16384));
+                Arguments.of(RdmaOption.SIGNAL_INTERVAL, 16, 1, 16384),
+                Arguments.of(RdmaOption.ACK_TIMEOUT, 0, 0, 31),
+                Arguments.of(RdmaOption.TYPE_OF_SERVICE, -1, -1, 255),
+                Arguments.of(RdmaOption.COMPLETION_VECTOR, 0, 0, 1023),
+                Arguments.of(RdmaOption.MAX_CONNECTIONS, Integer.MAX_VALUE, 1, Integer.MAX_VALUE));
     }
 
     @Test
@@ -53,7 +57,9 @@ class RdmaOptionTest {
                 RdmaOption.RECEIVE_BUFFER_SIZE, RdmaOption.MAX_INLINE_DATA, RdmaOption.POLL_BATCH_SIZE,
                 RdmaOption.CREDIT_FLOW_CONTROL, RdmaOption.COMPLETION_QUEUE_MODE, RdmaOption.IDLE_STRATEGY,
                 RdmaOption.CONNECT_TIMEOUT, RdmaOption.READ_ATOMIC_DEPTH, RdmaOption.RNR_RETRY_COUNT,
-                RdmaOption.RETRY_COUNT, RdmaOption.SIGNAL_INTERVAL)) {
+                RdmaOption.RETRY_COUNT, RdmaOption.SIGNAL_INTERVAL, RdmaOption.ACK_TIMEOUT,
+                RdmaOption.TYPE_OF_SERVICE, RdmaOption.LOCAL_ADDRESS, RdmaOption.COMPLETION_VECTOR,
+                RdmaOption.MAX_CONNECTIONS, RdmaOption.ACCEPT_TIMEOUT)) {
             assertTrue(RdmaOption.ALL.contains(o), o + " missing from ALL");
         }
         assertThrows(UnsupportedOperationException.class, () -> RdmaOption.ALL.remove(0));
@@ -89,6 +95,9 @@ class RdmaOptionTest {
         assertEquals(def, option.validate(def));
 
         for (int bad : new int[] {min - 1, max + 1, Integer.MIN_VALUE, Integer.MAX_VALUE}) {
+            if (bad >= min && bad <= max) {
+                continue; // MAX_CONNECTIONS: 2^31-1 is its maximum, and max + 1 wraps to a bad value anyway
+            }
             InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> option.validate(bad),
                     option + " " + bad);
             assertEquals(InvalidRequestException.Reason.ILLEGAL_ARGUMENT, e.reason());

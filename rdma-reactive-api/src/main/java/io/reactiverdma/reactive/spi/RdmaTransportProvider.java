@@ -23,6 +23,9 @@ public interface RdmaTransportProvider {
     Mono<DisposableRdmaServer> bind(RdmaTransportConfig config,
             Function<? super RdmaConnection, ? extends Publisher<Void>> handler);
 
+    /** A device's memory, as {@link io.reactiverdma.reactive.RdmaResources#memory(String)} documents. */
+    Mono<io.reactiverdma.reactive.RdmaMemory> memory(String addressOrDevice);
+
     /** The devices' events, as {@link io.reactiverdma.reactive.RdmaResources#deviceEvents()} documents. */
     Flux<DeviceEvent> deviceEvents();
 

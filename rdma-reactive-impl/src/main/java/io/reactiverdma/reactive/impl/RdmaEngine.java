@@ -4,6 +4,7 @@ import io.reactiverdma.reactive.impl.cm.ClientConnector;
 import io.reactiverdma.reactive.impl.cm.EngineContext;
 import io.reactiverdma.reactive.impl.cm.EngineObservations;
 import io.reactiverdma.reactive.impl.cm.CmEventLoop;
+import io.reactiverdma.reactive.impl.cm.DeviceLookup;
 import io.reactiverdma.reactive.impl.cm.EngineServer;
 import io.reactiverdma.reactive.impl.connection.EngineConnection;
 import io.reactiverdma.reactive.impl.device.DeviceResources;
@@ -15,6 +16,7 @@ import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaConnectException;
 import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaException;
+import io.reactiverdma.reactive.RdmaMemory;
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaTransportConfig;
 import io.reactiverdma.reactive.impl.verbs.Device;
@@ -182,6 +184,22 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
                 } catch (RuntimeException e) {
                     sink.error(e instanceof RdmaException ? e : new RdmaException("cannot listen on "
                             + config.host() + ":" + config.port() + ": " + e.getMessage(), e));
+                }
+            });
+        });
+    }
+
+    @Override
+    public Mono<RdmaMemory> memory(String addressOrDevice) {
+        Objects.requireNonNull(addressOrDevice, "addressOrDevice");
+        return Mono.create(sink -> {
+            CmEventLoop cm = cm();
+            cm.execute(() -> {
+                try {
+                    sink.success(device(DeviceLookup.find(stack, cm, addressOrDevice)).pool);
+                } catch (RuntimeException e) {
+                    sink.error(e instanceof RdmaException ? e : new RdmaException("cannot open the RDMA device of "
+                            + addressOrDevice + ": " + e.getMessage(), e));
                 }
             });
         });

@@ -24,6 +24,20 @@ abstract class LoopbackEngineTestBase {
     RdmaConnection client;
     final Sinks.One<RdmaConnection> serverConnection = Sinks.one();
 
+    /** A server or client configuration on the loopback's 127.0.0.1, any free port. */
+    static io.reactiverdma.reactive.RdmaTransportConfig localConfig() {
+        return io.reactiverdma.reactive.RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0);
+    }
+
+    /** Binds {@link #server} with {@code config}; its handler hands each connection to {@link #serverConnection}. */
+    void bindServer(io.reactiverdma.reactive.RdmaTransportConfig config) {
+        server = engine.bind(config, conn -> {
+            serverConnection.tryEmitValue(conn);
+            return conn.onDispose();
+        }).block(CLOSE_WAIT);
+        org.junit.jupiter.api.Assertions.assertNotNull(server);
+    }
+
     @BeforeEach
     void startEngine() {
         stack = LoopbackStack.create();

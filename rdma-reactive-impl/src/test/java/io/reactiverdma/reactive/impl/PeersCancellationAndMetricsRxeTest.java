@@ -55,7 +55,7 @@ class PeersCancellationAndMetricsRxeTest {
     private final RxeResources resources = new RxeResources();
     private final List<DisposableRdmaServer> servers = resources.servers;
     private final List<RdmaConnection> clients = resources.clients;
-    private final List<Process> processes = new ArrayList<>();
+    private final PeerProcesses processes = new PeerProcesses();
 
     @BeforeEach
     void requireDevice() {
@@ -65,27 +65,11 @@ class PeersCancellationAndMetricsRxeTest {
     @AfterEach
     void close() {
         resources.close();
-        for (Process p : processes) {
-            p.destroyForcibly();
-        }
+        processes.close();
     }
 
     private static String host() {
         return RxeTestSupport.deviceAddress();
-    }
-
-    private Process start(String... command) throws IOException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        processes.add(p);
-        return p;
-    }
-
-    private static String finish(Process p, String what) throws Exception {
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            fail(what + " did not finish within 60 s");
-        }
-        return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     }
 
     /** rdma_client connects without private data, sends 16 bytes and waits for 16 back: our echo serves it. */
@@ -101,8 +85,8 @@ class PeersCancellationAndMetricsRxeTest {
             }));
         }).bindNow(WAIT);
         servers.add(server);
-        Process client = start("rdma_client", "-s", host(), "-p", Integer.toString(server.port()));
-        String output = finish(client, "rdma_client");
+        Process client = processes.start("rdma_client", "-s", host(), "-p", Integer.toString(server.port()));
+        String output = PeerProcesses.finish(client, "rdma_client");
         assertEquals(0, client.exitValue(), "rdma_client failed:\n" + output);
         RdmaConnection s = serverSide.asMono().block(WAIT);
         assertNotNull(s);
@@ -117,20 +101,9 @@ class PeersCancellationAndMetricsRxeTest {
     @Test
     void aPlainLibrdmacmServerIsReachedWithOrdinarySendRecv() throws Exception {
         int port = 20000 + (int) (ProcessHandle.current().pid() % 20000);
-        Process server = start("rdma_server", "-s", host(), "-p", Integer.toString(port));
-        RdmaConnection c = null;
+        Process server = processes.start("rdma_server", "-s", host(), "-p", Integer.toString(port));
         RdmaClient client = RdmaClient.create().host(host()).port(port);
-        for (int attempt = 0; attempt < 40 && c == null; attempt++) {
-            try {
-                c = client.connectNow(WAIT);
-            } catch (RdmaConnectException notYetListening) {
-                if (!server.isAlive()) {
-                    fail("rdma_server exited: " + finish(server, "rdma_server"));
-                }
-                Thread.sleep(250);
-            }
-        }
-        assertNotNull(c, "rdma_server never accepted");
+        RdmaConnection c = PeerProcesses.connectWhenListening(client, server, WAIT);
         clients.add(c);
         assertFalse(c.creditFlowControl());
         RdmaConnection connection = c;
@@ -144,7 +117,7 @@ class PeersCancellationAndMetricsRxeTest {
                 // rdma_server disconnects after its reply: receive() completes, the connection closes.
                 .expectComplete()
                 .verify(WAIT);
-        String output = finish(server, "rdma_server");
+        String output = PeerProcesses.finish(server, "rdma_server");
         assertEquals(0, server.exitValue(), "rdma_server failed:\n" + output);
         connection.onDispose().block(WAIT);
         StepVerifier.create(connection.events().map(ConnectionEvent::type).filter(t -> t == ConnectionEvent.Type.DISCONNECTED))

@@ -1,5 +1,6 @@
 package io.reactiverdma.spring.autoconfigure;
 
+import io.reactiverdma.reactive.ConnectionAcceptor;
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaClient;
 import io.reactiverdma.reactive.RdmaServer;
@@ -18,7 +19,8 @@ import java.time.Duration;
 /**
  * An {@link RdmaClient} bean from the {@code reactive-rdma.client.*} properties and, with
  * {@code reactive-rdma.server.enabled=true}, an RDMA server ({@link RdmaServerLifecycle}) bound when the context
- * starts, after the web server, handing connections to the application's {@link RdmaConnectionHandler} bean, and
+ * starts, after the web server, admitting requests through the application's {@link ConnectionAcceptor} bean
+ * when it has one, handing connections to its {@link RdmaConnectionHandler} bean, and
  * disposed when it stops. Each backs off when the application defines its own bean of the type. Invalid
  * property values fail the start, naming the property; properties that have no effect are logged
  * ({@link RdmaIneffectiveProperties}). The client bean is a configuration: it connects when asked
@@ -48,7 +50,7 @@ public class RdmaAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean({RdmaServerLifecycle.class, DisposableRdmaServer.class})
         public RdmaServerLifecycle rdmaServer(RdmaProperties properties, ObjectProvider<RdmaConnectionHandler> handler,
-                ObjectProvider<RdmaServerCustomizer> customizers) {
+                ObjectProvider<RdmaServerCustomizer> customizers, ObjectProvider<ConnectionAcceptor> acceptor) {
             RdmaProperties.Server p = properties.getServer();
             RdmaConnectionHandler h = handler.getIfUnique();
             if (h == null) {
@@ -60,11 +62,21 @@ public class RdmaAutoConfiguration {
                     "how long start-up waits for the server to listen");
             Duration shutdownTimeout = positive("shutdown-timeout", p.getShutdownTimeout(),
                     "how long shutdown waits for the server's connections to close");
+            Duration drainTimeout = p.getDrainTimeout();
+            if (drainTimeout == null || drainTimeout.isNegative()) {
+                throw new InvalidConfigurationPropertyValueException(RdmaProperties.PREFIX + ".server.drain-timeout",
+                        drainTimeout, "must be 0 or a positive duration (how long open connections may go on "
+                                + "working at shutdown)");
+            }
             RdmaServer server = RdmaTransportSettings.configure(RdmaServer.create(), p).handle(h);
+            ConnectionAcceptor a = acceptor.getIfUnique();
+            if (a != null) {
+                server = server.accept(a);
+            }
             for (RdmaServerCustomizer c : customizers.orderedStream().toList()) {
                 server = c.customize(server);
             }
-            return new RdmaServerLifecycle(server, bindTimeout, shutdownTimeout);
+            return new RdmaServerLifecycle(server, bindTimeout, drainTimeout, shutdownTimeout);
         }
 
         private static Duration positive(String property, Duration d, String what) {

@@ -144,6 +144,31 @@ public class RdmaProperties {
         /** Transport retries after an ACK timeout (0..7). */
         private int retryCount = 6;
 
+        /**
+         * Local ACK timeout exponent t (4.096us x 2^t; a dead peer is detected within (retry-count + 1) x that);
+         * 0: rdma_cm's own value (0..31).
+         */
+        private int ackTimeout = 0;
+
+        /** Completion vector of the connections' completion queues, modulo the device's count (0..1023). */
+        private int completionVector = 0;
+
+        public int getAckTimeout() {
+            return ackTimeout;
+        }
+
+        public void setAckTimeout(int ackTimeout) {
+            this.ackTimeout = ackTimeout;
+        }
+
+        public int getCompletionVector() {
+            return completionVector;
+        }
+
+        public void setCompletionVector(int completionVector) {
+            this.completionVector = completionVector;
+        }
+
         public int getSendQueueDepth() {
             return sendQueueDepth;
         }
@@ -289,6 +314,28 @@ public class RdmaProperties {
         /** Limit for resolving the address and route and connecting (1ms..2^31-1ms). */
         private Duration connectTimeout = Duration.ofSeconds(10);
 
+        /** The local address to connect from (an address of an RDMA device's netdev); unset: routing picks. */
+        private String localAddress;
+
+        /** IP type of service / traffic class of the connections (0..255); -1: rdma_cm's default. */
+        private int typeOfService = -1;
+
+        public String getLocalAddress() {
+            return localAddress;
+        }
+
+        public void setLocalAddress(String localAddress) {
+            this.localAddress = localAddress;
+        }
+
+        public int getTypeOfService() {
+            return typeOfService;
+        }
+
+        public void setTypeOfService(int typeOfService) {
+            this.typeOfService = typeOfService;
+        }
+
         public Duration getConnectTimeout() {
             return connectTimeout;
         }
@@ -311,6 +358,42 @@ public class RdmaProperties {
 
         /** How long shutdown waits for the server's connections to close after it stopped listening. */
         private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+        /**
+         * Graceful shutdown: how long open connections may go on working after the server stopped accepting,
+         * before they are closed (DisposableRdmaServer.disposeGracefully); 0: closed at once.
+         */
+        private Duration drainTimeout = Duration.ZERO;
+
+        /** The most connections open (or being admitted) at once; beyond it requests are rejected (1..2^31-1). */
+        private int maxConnections = Integer.MAX_VALUE;
+
+        /** How long a ConnectionAcceptor bean may take to decide a request (1ms..2^31-1ms). */
+        private Duration acceptTimeout = Duration.ofSeconds(5);
+
+        public Duration getDrainTimeout() {
+            return drainTimeout;
+        }
+
+        public void setDrainTimeout(Duration drainTimeout) {
+            this.drainTimeout = drainTimeout;
+        }
+
+        public int getMaxConnections() {
+            return maxConnections;
+        }
+
+        public void setMaxConnections(int maxConnections) {
+            this.maxConnections = maxConnections;
+        }
+
+        public Duration getAcceptTimeout() {
+            return acceptTimeout;
+        }
+
+        public void setAcceptTimeout(Duration acceptTimeout) {
+            this.acceptTimeout = acceptTimeout;
+        }
 
         public boolean isEnabled() {
             return enabled;

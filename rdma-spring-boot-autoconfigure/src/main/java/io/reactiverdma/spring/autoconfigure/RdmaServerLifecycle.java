@@ -24,13 +24,24 @@ public class RdmaServerLifecycle implements SmartLifecycle {
 
     private final RdmaServer server;
     private final Duration bindTimeout;
+    private final Duration drainTimeout;
     private final Duration shutdownTimeout;
     private volatile DisposableRdmaServer bound;
 
     /** {@code server} is bound with {@code bindTimeout} on start and disposed with {@code shutdownTimeout} on stop. */
     public RdmaServerLifecycle(RdmaServer server, Duration bindTimeout, Duration shutdownTimeout) {
+        this(server, bindTimeout, Duration.ZERO, shutdownTimeout);
+    }
+
+    /**
+     * As {@link #RdmaServerLifecycle(RdmaServer, Duration, Duration)}, but stopping gracefully: open connections
+     * may go on working for {@code drainTimeout} after the server stopped accepting
+     * ({@link DisposableRdmaServer#disposeGracefully(Duration)}); zero closes them at once.
+     */
+    public RdmaServerLifecycle(RdmaServer server, Duration bindTimeout, Duration drainTimeout, Duration shutdownTimeout) {
         this.server = Objects.requireNonNull(server, "server");
         this.bindTimeout = Objects.requireNonNull(bindTimeout, "bindTimeout");
+        this.drainTimeout = Objects.requireNonNull(drainTimeout, "drainTimeout");
         this.shutdownTimeout = Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
     }
 
@@ -55,13 +66,21 @@ public class RdmaServerLifecycle implements SmartLifecycle {
         }
     }
 
-    /** Disposes and waits at most the shutdown timeout for the connections to close. */
+    /**
+     * Stops accepting, lets open connections work for at most the drain timeout (none when zero), then closes
+     * them and waits at most the shutdown timeout for them to close.
+     */
     @Override
     public synchronized void stop() {
         DisposableRdmaServer s = bound;
         bound = null;
-        if (s != null) {
+        if (s == null) {
+            return;
+        }
+        if (drainTimeout.isZero()) {
             s.disposeNow(shutdownTimeout);
+        } else {
+            s.disposeGracefully(drainTimeout).block(drainTimeout.plus(shutdownTimeout));
         }
     }
 

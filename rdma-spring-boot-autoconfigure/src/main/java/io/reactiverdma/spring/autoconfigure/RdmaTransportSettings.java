@@ -35,6 +35,10 @@ final class RdmaTransportSettings {
         s.address(properties.getHost(), properties.getPort());
         s.transport(properties);
         s.option("connect-timeout", RdmaOption.CONNECT_TIMEOUT, properties.getConnectTimeout());
+        s.option("type-of-service", RdmaOption.TYPE_OF_SERVICE, properties.getTypeOfService());
+        if (properties.getLocalAddress() != null) {
+            s.option("local-address", RdmaOption.LOCAL_ADDRESS, properties.getLocalAddress());
+        }
         RdmaTransportConfig c = s.config;
         RdmaClient configured = c.host() != null ? client.host(c.host()) : client;
         configured = configured.port(c.port());
@@ -53,6 +57,8 @@ final class RdmaTransportSettings {
         }
         s.address(properties.getHost(), properties.getPort());
         s.transport(properties);
+        s.option("max-connections", RdmaOption.MAX_CONNECTIONS, properties.getMaxConnections());
+        s.option("accept-timeout", RdmaOption.ACCEPT_TIMEOUT, properties.getAcceptTimeout());
         RdmaTransportConfig c = s.config;
         RdmaServer configured = server.host(c.host()).port(c.port());
         for (Map.Entry<RdmaOption<?>, Object> e : c.options().entrySet()) {
@@ -96,6 +102,8 @@ final class RdmaTransportSettings {
         option("read-atomic-depth", RdmaOption.READ_ATOMIC_DEPTH, t.getReadAtomicDepth());
         option("rnr-retry-count", RdmaOption.RNR_RETRY_COUNT, t.getRnrRetryCount());
         option("retry-count", RdmaOption.RETRY_COUNT, t.getRetryCount());
+        option("ack-timeout", RdmaOption.ACK_TIMEOUT, t.getAckTimeout());
+        option("completion-vector", RdmaOption.COMPLETION_VECTOR, t.getCompletionVector());
     }
 
     private PollerIdleStrategy idleStrategy(RdmaProperties.Transport t) {

@@ -78,7 +78,11 @@ class RdmaAutoConfigurationTest {
                 "reactive-rdma.client.backoff.max-park-period=3ms",
                 "reactive-rdma.client.read-atomic-depth=16",
                 "reactive-rdma.client.rnr-retry-count=5",
-                "reactive-rdma.client.retry-count=2")
+                "reactive-rdma.client.retry-count=2",
+                "reactive-rdma.client.ack-timeout=14",
+                "reactive-rdma.client.completion-vector=3",
+                "reactive-rdma.client.type-of-service=96",
+                "reactive-rdma.client.local-address=10.77.0.2")
                 .run(ctx -> {
                     RdmaTransportConfig c = ctx.getBean(RdmaClient.class).configuration();
                     assertThat(c.host()).isEqualTo("10.77.0.1");
@@ -96,7 +100,38 @@ class RdmaAutoConfigurationTest {
                     assertThat(c.option(RdmaOption.READ_ATOMIC_DEPTH)).isEqualTo(16);
                     assertThat(c.option(RdmaOption.RNR_RETRY_COUNT)).isEqualTo(5);
                     assertThat(c.option(RdmaOption.RETRY_COUNT)).isEqualTo(2);
+                    assertThat(c.option(RdmaOption.ACK_TIMEOUT)).isEqualTo(14);
+                    assertThat(c.option(RdmaOption.COMPLETION_VECTOR)).isEqualTo(3);
+                    assertThat(c.option(RdmaOption.TYPE_OF_SERVICE)).isEqualTo(96);
+                    assertThat(c.option(RdmaOption.LOCAL_ADDRESS)).isEqualTo("10.77.0.2");
                 });
+    }
+
+    /** Without starting a context (starting binds, which needs a device): the server bean's factory method. */
+    @Test
+    void theServersAdmissionAndShutdownPropertiesAndItsAcceptorBeanReachTheServer() {
+        io.reactiverdma.reactive.ConnectionAcceptor acceptor = r -> Mono.empty();
+        org.springframework.beans.factory.support.StaticListableBeanFactory beans =
+                new org.springframework.beans.factory.support.StaticListableBeanFactory();
+        beans.addBean("handler", (RdmaConnectionHandler) conn -> Mono.empty());
+        beans.addBean("acceptor", acceptor);
+        RdmaProperties properties = new RdmaProperties();
+        properties.getServer().setEnabled(true);
+        properties.getServer().setHost("10.77.0.1");
+        properties.getServer().setMaxConnections(1000);
+        properties.getServer().setAcceptTimeout(Duration.ofSeconds(2));
+        properties.getServer().setAckTimeout(16);
+        properties.getServer().setCompletionVector(2);
+        properties.getServer().setDrainTimeout(Duration.ofSeconds(5));
+        RdmaServerLifecycle lifecycle = new RdmaAutoConfiguration.ServerConfiguration().rdmaServer(properties,
+                beans.getBeanProvider(RdmaConnectionHandler.class), beans.getBeanProvider(RdmaServerCustomizer.class),
+                beans.getBeanProvider(io.reactiverdma.reactive.ConnectionAcceptor.class));
+        RdmaTransportConfig c = lifecycle.configuration().configuration();
+        assertThat(c.option(RdmaOption.MAX_CONNECTIONS)).isEqualTo(1000);
+        assertThat(c.option(RdmaOption.ACCEPT_TIMEOUT)).isEqualTo(Duration.ofSeconds(2));
+        assertThat(c.option(RdmaOption.ACK_TIMEOUT)).isEqualTo(16);
+        assertThat(c.option(RdmaOption.COMPLETION_VECTOR)).isEqualTo(2);
+        assertThat(c.acceptor()).isSameAs(acceptor);
     }
 
     @Test
@@ -137,6 +172,11 @@ class RdmaAutoConfigurationTest {
             "reactive-rdma.client.port                | 0          | a client connects to a server's port: 1..65535, got 0",
             "reactive-rdma.client.host                | ' '        | host is blank",
             "reactive-rdma.server.retry-count         | 8          | option RETRY_COUNT must be 0..7, got 8",
+            "reactive-rdma.server.max-connections     | 0          | option MAX_CONNECTIONS must be 1..2147483647, got 0",
+            "reactive-rdma.server.accept-timeout      | 0s         | option ACCEPT_TIMEOUT must be a duration from 1 ms",
+            "reactive-rdma.server.drain-timeout       | -1s        | must be 0 or a positive duration",
+            "reactive-rdma.client.ack-timeout         | 32         | option ACK_TIMEOUT must be 0..31, got 32",
+            "reactive-rdma.client.type-of-service     | 256        | option TYPE_OF_SERVICE must be -1..255, got 256",
     })
     void aRefusedValueFailsTheStartNamingTheProperty(String property, String value, String reason) {
         ApplicationContextRunner r = runner.withPropertyValues(property + "=" + value);
@@ -317,6 +357,11 @@ class RdmaAutoConfigurationTest {
         @Override
         public reactor.core.publisher.Flux<io.reactiverdma.reactive.ConnectionEvent> connectionEvents() {
             return reactor.core.publisher.Flux.empty();
+        }
+
+        @Override
+        public Mono<Void> disposeGracefully(java.time.Duration timeout) {
+            return Mono.fromRunnable(this::dispose).then(onDispose());
         }
 
         @Override

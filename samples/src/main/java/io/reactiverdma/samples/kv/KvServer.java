@@ -6,6 +6,7 @@ import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaMemory;
 import io.reactiverdma.reactive.RdmaMessage;
 import io.reactiverdma.reactive.RdmaOption;
+import io.reactiverdma.reactive.RdmaResources;
 import io.reactiverdma.reactive.RdmaServer;
 import io.reactiverdma.reactive.RegisteredBuffer;
 import io.reactiverdma.reactive.RemoteAccess;
@@ -28,11 +29,11 @@ import java.util.function.Consumer;
  * clients change counter words with remote atomics.
  *
  * <p>Memory: the table (slots and value area, {@code REMOTE_READ} only) and the counter words
- * ({@code REMOTE_ATOMIC} only) are registered once, through the first connection's
- * {@link RdmaConnection#memory()}: the API makes no memory before a connection exists, and that memory is
- * the device's (one protection domain for every connection on the device), so every later connection uses
- * the same registrations. A connection on another device (a server bound to several) is refused with a
- * typed error in its log, since the table's keys are not valid there.
+ * ({@code REMOTE_ATOMIC} only) are registered once, at start, in the memory of the device the server listens
+ * on ({@link RdmaResources#memory(String)}, before any connection exists). That memory is the device's (one
+ * protection domain for every connection on the device), so every connection uses the same registrations. A
+ * connection on another device (a server bound to several) is refused with a typed error in its log, since
+ * the table's keys are not valid there.
  *
  * <p>Each connection gets the {@link KvLayout} handshake first, then one response per request, in request
  * order. Large PUTs arrive as PUT_REMOTE: the server RDMA READs the value straight from the client's
@@ -51,15 +52,35 @@ public final class KvServer implements Disposable {
     private final AtomicLong abandonedBlocks = new AtomicLong();
     private final AtomicLong connections = new AtomicLong();
     private volatile DisposableRdmaServer server;
-    // Guarded by this: made on the first connection.
-    private RdmaMemory memory;
-    private RegisteredBuffer tableMemory;
-    private RegisteredBuffer counterMemory;
-    private volatile KvTable table;
+    // Registered at start, before the server listens.
+    private final RdmaMemory memory;
+    private final RegisteredBuffer tableMemory;
+    private final RegisteredBuffer counterMemory;
+    private final KvTable table;
+    private boolean released;
 
-    private KvServer(KvServerOptions options, Consumer<String> log) {
+    private KvServer(KvServerOptions options, Consumer<String> log, RdmaMemory memory) {
         this.options = options;
         this.log = log;
+        this.memory = memory;
+        RegisteredBuffer slots = memory.allocateRegistered(Math.toIntExact(options.tableBytes()), RemoteAccess.READ);
+        RegisteredBuffer words;
+        try {
+            words = memory.allocateRegistered(Math.max(8, 8 * options.counterCount()), RemoteAccess.ATOMIC);
+        } catch (RuntimeException e) {
+            slots.release();
+            throw e;
+        }
+        KvLayout layout = new KvLayout(options.slotCount(), options.slotSize(), options.keyMaxBytes(),
+                options.maxProbe(), options.maxValueBytes(), options.valueAreaBytes(), options.counterCount(),
+                slots.remoteRegion(), words.remoteRegion());
+        this.tableMemory = slots;
+        this.counterMemory = words;
+        this.table = new KvTable(layout, slots.buffer(), words.buffer(), options.blockReuseDelay().toNanos(),
+                System::nanoTime);
+        log.accept("table registered: " + options.slotCount() + " slots of " + options.slotSize() + " B, "
+                + options.valueAreaBytes() + " B of values (REMOTE_READ), " + options.counterCount()
+                + " counters (REMOTE_ATOMIC)");
     }
 
     /**
@@ -72,8 +93,8 @@ public final class KvServer implements Disposable {
     public static Mono<KvServer> bind(KvServerOptions options, Consumer<String> log) {
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(log, "log");
-        return Mono.defer(() -> {
-            KvServer kv = new KvServer(options, log);
+        return RdmaResources.memory(options.host()).flatMap(memory -> {
+            KvServer kv = new KvServer(options, log, memory);
             return RdmaServer.create()
                     .host(options.host())
                     .port(options.port())
@@ -85,7 +106,9 @@ public final class KvServer implements Disposable {
                         kv.server = s;
                         s.onDispose().subscribe(null, null, kv::releaseMemory);
                         return kv;
-                    });
+                    })
+                    .doOnError(e -> kv.releaseMemory())
+                    .doOnCancel(kv::releaseMemory);
         });
     }
 
@@ -105,7 +128,7 @@ public final class KvServer implements Disposable {
         KvTable t = table;
         return new Metrics(requests.get(), puts.get(), remotePuts.get(), deletes.get(), counterLookups.get(),
                 failedRequests.get(), connections.get(), server == null ? 0 : server.connectionCount(),
-                t == null ? 0 : t.liveEntries(), t == null ? 0 : t.valueBytesInUse(), abandonedBlocks.get());
+                t.liveEntries(), t.valueBytesInUse(), abandonedBlocks.get());
     }
 
     /**
@@ -134,8 +157,7 @@ public final class KvServer implements Disposable {
     /** The named counter's current value as the server reads it, or null when no client created it. */
     public Long counterValue(String name) {
         Objects.requireNonNull(name, "name");
-        KvTable t = table;
-        return t == null ? null : t.counterValue(name);
+        return table.counterValue(name);
     }
 
     /** Completes once the server stopped listening, every connection closed and the table was deregistered. */
@@ -190,30 +212,8 @@ public final class KvServer implements Disposable {
                         + (mine.get() == 1 ? " request" : " requests")));
     }
 
-    private synchronized KvTable tableFor(RdmaMemory connectionMemory) {
-        if (table == null) {
-            RegisteredBuffer slots = connectionMemory.allocateRegistered(Math.toIntExact(options.tableBytes()),
-                    RemoteAccess.READ);
-            RegisteredBuffer words;
-            try {
-                words = connectionMemory.allocateRegistered(Math.max(8, 8 * options.counterCount()),
-                        RemoteAccess.ATOMIC);
-            } catch (RuntimeException e) {
-                slots.release();
-                throw e;
-            }
-            KvLayout layout = new KvLayout(options.slotCount(), options.slotSize(), options.keyMaxBytes(),
-                    options.maxProbe(), options.maxValueBytes(), options.valueAreaBytes(), options.counterCount(),
-                    slots.remoteRegion(), words.remoteRegion());
-            memory = connectionMemory;
-            tableMemory = slots;
-            counterMemory = words;
-            table = new KvTable(layout, slots.buffer(), words.buffer(), options.blockReuseDelay().toNanos(),
-                    System::nanoTime);
-            log.accept("table registered: " + options.slotCount() + " slots of " + options.slotSize() + " B, "
-                    + options.valueAreaBytes() + " B of values (REMOTE_READ), " + options.counterCount()
-                    + " counters (REMOTE_ATOMIC)");
-        } else if (connectionMemory != memory) {
+    private KvTable tableFor(RdmaMemory connectionMemory) {
+        if (connectionMemory != memory) {
             throw new KvException(KvException.Reason.SERVER_ERROR, "the connection is on another RDMA device than "
                     + "the one whose memory holds the table");
         }
@@ -221,7 +221,8 @@ public final class KvServer implements Disposable {
     }
 
     private synchronized void releaseMemory() {
-        if (tableMemory != null) {
+        if (!released) {
+            released = true;
             tableMemory.release();
             counterMemory.release();
         }

@@ -238,6 +238,28 @@ class KeyValueRxeTest {
     }
 
     @Test
+    void theTableIsRegisteredAtStartBeforeAnyConnection() {
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        KvServer fresh = KvServer.bindNow(KvServerOptions.defaults(RxeTestSupport.deviceAddress()).withPort(0)
+                .withTable(16, 2).withValues(4096, 8192).withCounterCount(1), WAIT, lines::add);
+        try {
+            assertTrue(lines.get(0).startsWith("table registered"), lines.toString());
+            assertEquals(0, fresh.metrics().connectionsOpened());
+            RdmaClient rdma = RdmaClient.create().host(RxeTestSupport.deviceAddress()).port(fresh.address().getPort());
+            KvClient c = KvClient.connect(rdma).block(WAIT);
+            try {
+                c.put("early", new byte[] {42}).block(WAIT);
+                assertArrayEquals(new byte[] {42}, c.get("early").block(WAIT), "a one-sided READ of the table");
+            } finally {
+                c.dispose();
+                c.onDispose().block(WAIT);
+            }
+        } finally {
+            fresh.disposeNow(WAIT);
+        }
+    }
+
+    @Test
     void aFullTableAndAFullValueAreaAreTypedErrors() {
         KvServer small = KvServer.bindNow(KvServerOptions.defaults(RxeTestSupport.deviceAddress())
                 .withTable(8, 2).withValues(4000, 8192).withCounterCount(1), WAIT, LOG);

@@ -70,9 +70,14 @@ public final class ClientConnector {
         timer = EngineTimer.schedule(() -> cm.execute(this::timedOut), config.option(RdmaOption.CONNECT_TIMEOUT));
         try {
             destination = ConnectParams.address(config);
+            InetSocketAddress source = ConnectParams.localAddress(config);
             id = cm.channel().createId(PortSpace.TCP);
             cm.register(id, this::onEvent);
-            id.resolveAddress(null, destination, timeoutMs());
+            int tos = config.option(RdmaOption.TYPE_OF_SERVICE);
+            if (tos >= 0) {
+                id.setTypeOfService(tos); // before the route is resolved: the route's traffic class comes from it
+            }
+            id.resolveAddress(source, destination, timeoutMs());
         } catch (RuntimeException e) {
             if (e instanceof RdmaException) {
                 fail(e);
@@ -110,14 +115,28 @@ public final class ClientConnector {
                         }
                     }));
                     early.forEach(connection::emit);
-                    id.connect(ConnectParams.connParam(config, device, connection.offer().encode()));
+                    ConnectParams.applyAckTimeout(config, id);
+                    id.connect(ConnectParams.connParam(config, device,
+                            connection.offer().encode(config.privateData())));
                 }
                 case ESTABLISHED -> {
+                    Negotiation answer = Negotiation.decode(e.privateData());
+                    byte[] serverData = answer != null ? Negotiation.applicationData(e.privateData())
+                            : e.privateDataTrimmed();
+                    if (serverData == null) {
+                        // A hostile or broken server: its reply claims more private data than it carried.
+                        fail(new RdmaConnectException("connecting to " + destination + " failed: the server's "
+                                + "accept private data is malformed (its length byte claims more than the "
+                                + e.privateData().length + " bytes that arrived)", ConnectionEvent.Type.CONNECT_ERROR,
+                                0, e.privateDataTrimmed()));
+                        return;
+                    }
                     done = true;
                     engine.untrack(this);
                     timer.cancel(false);
                     EngineConnection c = connection;
-                    c.applyPeerOffer(Negotiation.decode(e.privateData()));
+                    c.peerPrivateData(serverData);
+                    c.applyPeerOffer(answer);
                     cm.register(id, c::onCmEvent);
                     c.emit(event);
                     c.established(() -> signal(() -> {
@@ -132,7 +151,9 @@ public final class ClientConnector {
                     if (e.type() == CmEventType.DEVICE_REMOVAL) {
                         engine.deviceRemoved(id);
                     }
-                    if (e.type().isConnectFailure() || e.type() == CmEventType.DEVICE_REMOVAL) {
+                    if (e.type() == CmEventType.REJECTED) {
+                        fail(RejectData.decode(String.valueOf(destination), e.status(), e.privateData()));
+                    } else if (e.type().isConnectFailure() || e.type() == CmEventType.DEVICE_REMOVAL) {
                         fail(new RdmaConnectException("connecting to " + destination + " failed: "
                                 + e.type().cName() + " (status " + e.status() + ")", CmEvents.map(e.type()),
                                 e.status(), e.privateDataTrimmed()));

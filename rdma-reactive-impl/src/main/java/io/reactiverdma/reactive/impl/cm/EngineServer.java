@@ -12,7 +12,12 @@ import io.reactiverdma.cm.PortSpace;
 import io.reactiverdma.reactive.impl.verbs.CmEventInfo;
 import io.reactiverdma.reactive.impl.verbs.CmId;
 import io.reactiverdma.natives.NativeCallException;
+import io.reactiverdma.reactive.Admission;
+import io.reactiverdma.reactive.ConnectRequest;
+import io.reactiverdma.reactive.ConnectionAcceptor;
 import io.reactiverdma.reactive.ConnectionEvent;
+import io.reactiverdma.reactive.ConnectionRejectedException.Rejection;
+import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaTransportConfig;
@@ -22,21 +27,29 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 import static io.reactiverdma.natives.Errno.EINVAL;
 
 /**
- * A listening rdma_cm id. Each CONNECT_REQUEST becomes an {@link EngineConnection} whose QP is created, whose
- * handler is called (so it can ask for receives before the peer may send), and which is then accepted;
- * when creating it or calling the handler fails, the request is rejected.
+ * A listening rdma_cm id. Each CONNECT_REQUEST is admitted first (checked private data, the connection limit,
+ * then the application's acceptor, asynchronously), with nothing allocated; an admitted one becomes an
+ * {@link EngineConnection} whose QP is created, whose handler is called (so it can ask for receives before
+ * the peer may send), and which is then accepted. A request refused anywhere is rejected with a
+ * {@link RejectData reason the client reads}.
  */
 public final class EngineServer implements DisposableRdmaServer {
     private static final int BACKLOG = 128;
+    private static final byte[] NO_DATA = new byte[0];
 
     private final EngineContext engine;
     private final CmEventLoop cm;
@@ -48,7 +61,14 @@ public final class EngineServer implements DisposableRdmaServer {
     static final int CONNECTION_EVENTS_BUFFER = 4096;
     private final Sinks.Many<ConnectionEvent> events = Sinks.many().multicast().directBestEffort();
     private final Sinks.Empty<Void> disposed = Sinks.empty();
-    private final java.util.concurrent.atomic.AtomicBoolean disposing = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean disposing = new AtomicBoolean();
+    private final AtomicBoolean graceful = new AtomicBoolean();
+    /** Requests waiting for the acceptor (rdma_cm thread only). */
+    private final Set<PendingAdmission> admitting = new HashSet<>();
+    /** No request is admitted any more (set on the rdma_cm thread). */
+    private volatile boolean stopped;
+    /** Completes once {@link #stopped} and no connection is left. */
+    private final Sinks.Empty<Void> drained = Sinks.empty();
 
     /** Binds and listens (rdma_cm thread). */
     public EngineServer(EngineContext engine, CmEventLoop cm, RdmaTransportConfig config,
@@ -85,21 +105,101 @@ public final class EngineServer implements DisposableRdmaServer {
         InetSocketAddress peer = safePeer(child);
         publish(new ConnectionEvent(ConnectionEvent.Type.CONNECT_REQUEST, e.status(),
                 e.privateDataTrimmed(), peer));
-        if (disposing.get()) {
-            reject(child);
+        if (stopped) {
+            reject(child, peer, Rejection.SHUTTING_DOWN, "the server is shutting down");
             return;
         }
+        Negotiation offered = Negotiation.decode(e.privateData());
+        byte[] clientData = offered != null ? Negotiation.applicationData(e.privateData()) : e.privateDataTrimmed();
+        if (clientData == null) {
+            // Checked before anything is allocated: the peer is untrusted.
+            EngineLog.warn("server " + address + ": the connect request of " + peer + " has malformed private "
+                    + "data (its length byte claims more than the " + e.privateData().length
+                    + " bytes that arrived); rejected");
+            reject(child, peer, Rejection.INVALID_REQUEST, "malformed private data: the length byte claims more "
+                    + "than arrived");
+            return;
+        }
+        int max = config.option(RdmaOption.MAX_CONNECTIONS);
+        if (connections.size() + admitting.size() >= max) {
+            EngineLog.debug("server " + address + ": " + peer + " rejected: " + max + " connections already");
+            reject(child, peer, Rejection.CONNECTION_LIMIT, "the server has its maximum of " + max
+                    + (max == 1 ? " connection" : " connections"));
+            return;
+        }
+        ConnectionAcceptor acceptor = config.acceptor();
+        if (acceptor == null) {
+            setUp(e, offered, clientData, peer, NO_DATA);
+            return;
+        }
+        PendingAdmission pending = new PendingAdmission(e, new ConnectRequest(peer, safeLocal(child), clientData),
+                offered);
+        admitting.add(pending);
+        pending.decision(Mono.defer(() -> Objects.requireNonNull(acceptor.admit(pending.request),
+                        "the acceptor returned null instead of a Mono"))
+                .timeout(config.option(RdmaOption.ACCEPT_TIMEOUT))
+                .subscribe(a -> cm.execute(() -> decided(pending, a)),
+                        err -> cm.execute(() -> decisionFailed(pending, err)),
+                        () -> cm.execute(() -> decisionFailed(pending, null))));
+    }
+
+    /** rdma_cm thread: the acceptor answered. */
+    private void decided(PendingAdmission p, Admission a) {
+        if (!p.settle()) {
+            return;
+        }
+        admitting.remove(p);
+        CmId child = p.event.id();
+        InetSocketAddress peer = p.request.remoteAddress();
+        if (stopped) {
+            reject(child, peer, Rejection.SHUTTING_DOWN, "the server is shutting down");
+        } else if (!a.isAccepted()) {
+            reject(child, peer, Rejection.REFUSED, a.reason());
+        } else {
+            setUp(p.event, p.offered, p.request.privateData(), peer, a.privateData());
+        }
+    }
+
+    /** rdma_cm thread: the acceptor failed, completed empty ({@code error} null) or timed out. */
+    private void decisionFailed(PendingAdmission p, Throwable error) {
+        if (!p.settle()) {
+            return;
+        }
+        admitting.remove(p);
+        InetSocketAddress peer = p.request.remoteAddress();
+        if (error instanceof TimeoutException) {
+            EngineLog.warn("server " + address + ": the acceptor did not answer " + peer + " within "
+                    + config.option(RdmaOption.ACCEPT_TIMEOUT) + "; rejected");
+            reject(p.event.id(), peer, Rejection.ACCEPT_TIMEOUT, "the server did not decide within "
+                    + config.option(RdmaOption.ACCEPT_TIMEOUT));
+        } else if (error == null) {
+            EngineLog.warn("server " + address + ": the acceptor completed without a decision for " + peer
+                    + "; rejected");
+            reject(p.event.id(), peer, Rejection.SERVER_ERROR, "the server made no decision");
+        } else {
+            EngineLog.error("server " + address + ": the acceptor failed for " + peer + "; rejected", error);
+            reject(p.event.id(), peer, Rejection.SERVER_ERROR, "the server's acceptor failed");
+        }
+    }
+
+    /**
+     * rdma_cm thread: creates the connection of an admitted request, calls the handler, and accepts once the
+     * receives the handler asked for are posted.
+     */
+    private void setUp(CmEventInfo e, Negotiation offered, byte[] clientData, InetSocketAddress peer,
+            byte[] acceptData) {
+        CmId child = e.id();
         EngineConnection c;
         try {
             DeviceResources device = engine.device(child.device());
             c = new EngineConnection(cm, child, device, config, true);
         } catch (RuntimeException ex) {
             EngineLog.error("server " + address + ": cannot set up a connection for " + peer + "; rejecting", ex);
-            reject(child);
+            reject(child, peer, Rejection.SERVER_ERROR, "the server cannot set up a connection: " + ex.getMessage());
             return;
         }
-        Negotiation offered = Negotiation.decode(e.privateData());
         c.applyPeerOffer(offered);
+        c.peerPrivateData(clientData);
         // The server published this request above: the connection records it without forwarding it again.
         c.emit(new ConnectionEvent(ConnectionEvent.Type.CONNECT_REQUEST, e.status(), e.privateDataTrimmed(), peer), false);
         c.setEventListener(this::publish);
@@ -116,7 +216,8 @@ public final class EngineServer implements DisposableRdmaServer {
         } catch (RuntimeException ex) {
             EngineLog.error("server " + address + ": the handler threw for " + c + "; rejecting", ex);
             try {
-                child.reject(new byte[0]); // the peer gets REJECTED now rather than a connect timeout
+                // the peer gets REJECTED now rather than a connect timeout
+                child.reject(RejectData.encode(Rejection.SERVER_ERROR, "the server's handler failed"));
             } catch (RuntimeException ignored) {
                 // it will see a timeout instead
             }
@@ -125,18 +226,23 @@ public final class EngineServer implements DisposableRdmaServer {
         }
         // Accept once the tasks the handler handed to the connection's poller (receive() and its first
         // request, so receives are posted) have run: the peer may send as soon as it is accepted.
-        c.poller.execute(() -> cm.execute(() -> accept(c, child, offered, peer)));
+        c.poller.execute(() -> cm.execute(() -> accept(c, child, offered, peer, acceptData)));
     }
 
     /** rdma_cm thread. */
-    private void accept(EngineConnection c, CmId child, Negotiation offered, InetSocketAddress peer) {
+    private void accept(EngineConnection c, CmId child, Negotiation offered, InetSocketAddress peer,
+            byte[] acceptData) {
         if (c.isDisposed()) {
-            reject(child, false); // the handler closed it already: the peer hears now, the close destroys the id
+            // the handler closed it already: the peer hears now, the close destroys the id
+            rejectQuietly(child, RejectData.encode(Rejection.SERVER_ERROR, "the server closed the connection "
+                    + "before accepting it"));
             return;
         }
         try {
-            // Plain peers (no offer) get no private data; framework peers get this side's answer.
-            byte[] reply = offered != null ? c.offer().encode() : null;
+            // Framework peers get this side's answer and the acceptor's data; plain peers (no offer) only the
+            // acceptor's data, as it is (none: no private data).
+            byte[] reply = offered != null ? c.offer().encode(acceptData) : acceptData.length > 0 ? acceptData : null;
+            ConnectParams.applyAckTimeout(config, child);
             child.accept(ConnectParams.connParam(config, engine.device(child.device()), reply));
         } catch (NativeCallException ex) {
             if (ex.errno() == EINVAL) {
@@ -161,19 +267,30 @@ public final class EngineServer implements DisposableRdmaServer {
         }
     }
 
-    private static void reject(CmId child) {
-        reject(child, true);
+    /** rdma_cm thread: rejects a request nothing was allocated for, telling the peer why, and destroys its id. */
+    private void reject(CmId child, InetSocketAddress peer, Rejection why, String reason) {
+        byte[] data = RejectData.encode(why, reason);
+        try {
+            rejectQuietly(child, data);
+        } finally {
+            child.close();
+        }
+        publish(new ConnectionEvent(ConnectionEvent.Type.REJECTED, 0, data, peer));
     }
 
-    private static void reject(CmId child, boolean destroy) {
+    private static void rejectQuietly(CmId child, byte[] data) {
         try {
-            child.reject(new byte[0]);
+            child.reject(data);
         } catch (RuntimeException ignored) {
-            // the peer sees a timeout instead
-        } finally {
-            if (destroy) {
-                child.close();
-            }
+            // the peer gave up already, or sees a timeout instead
+        }
+    }
+
+    private static InetSocketAddress safeLocal(CmId id) {
+        try {
+            return id.localAddress();
+        } catch (RuntimeException e) {
+            return null;
         }
     }
 
@@ -187,9 +304,49 @@ public final class EngineServer implements DisposableRdmaServer {
 
     private void connectionClosed(EngineConnection c) {
         connections.remove(c);
-        if (disposing.get() && connections.isEmpty()) {
-            finish();
+        if (connections.isEmpty()) {
+            if (stopped) {
+                drained.tryEmitEmpty();
+            }
+            if (disposing.get()) {
+                finish();
+            }
         }
+    }
+
+    /**
+     * rdma_cm thread: no more requests. The listener is destroyed (new requests find nothing listening) and
+     * the requests waiting for the acceptor are rejected.
+     */
+    private void stopListening() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        cm.unregister(listener);
+        listener.close();
+        for (PendingAdmission p : new ArrayList<>(admitting)) {
+            if (p.settle()) {
+                reject(p.event.id(), p.request.remoteAddress(), Rejection.SHUTTING_DOWN, "the server is shutting down");
+            }
+        }
+        admitting.clear();
+        if (connections.isEmpty()) {
+            drained.tryEmitEmpty();
+        }
+    }
+
+    @Override
+    public Mono<Void> disposeGracefully(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        return Mono.defer(() -> {
+            if (graceful.compareAndSet(false, true)) {
+                cm.execute(this::stopListening);
+                // Runs whoever subscribes or cancels: the bound ends in dispose() either way.
+                drained.asMono().timeout(timeout, Mono.empty()).subscribe(null, err -> dispose(), this::dispose);
+            }
+            return onDispose();
+        });
     }
 
     @Override
@@ -225,8 +382,7 @@ public final class EngineServer implements DisposableRdmaServer {
             return; // one caller tears down
         }
         cm.execute(() -> {
-            cm.unregister(listener);
-            listener.close();
+            stopListening();
             List<EngineConnection> open = new ArrayList<>(connections);
             if (open.isEmpty()) {
                 finish();

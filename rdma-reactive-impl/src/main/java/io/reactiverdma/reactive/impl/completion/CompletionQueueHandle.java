@@ -21,10 +21,10 @@ public final class CompletionQueueHandle {
     private int reserved;
     private boolean stopped;
 
-    public CompletionQueueHandle(Device device, int entries, PollerIdleStrategy strategy, int batch,
+    public CompletionQueueHandle(Device device, int entries, PollerIdleStrategy strategy, int batch, int vector,
             EngineMetrics metrics, String name, boolean shared, String key) {
         boolean events = strategy.kind() == PollerIdleStrategy.Kind.EVENT_DRIVEN;
-        CompletionQueue source = device.createCompletionQueue(entries, events, batch, name);
+        CompletionQueue source = device.createCompletionQueue(entries, events, batch, vector, name);
         this.cq = source;
         this.capacity = entries;
         this.pending = new PendingOperations(entries);

@@ -126,6 +126,11 @@ public final class ConnectionHandle implements RdmaConnection {
     }
 
     @Override
+    public byte[] peerPrivateData() {
+        return core.peerPrivateData();
+    }
+
+    @Override
     public RdmaMemory memory() {
         return core.memory();
     }

@@ -76,6 +76,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     private volatile boolean closeRequested;
     private volatile int peerReceiveBufferSize;
     private volatile boolean credits;
+    /** The peer application's private data (connect request or accept reply), set before ESTABLISHED. */
+    private volatile byte[] peerPrivateData = new byte[0];
     // ---- poller thread only
     private State state = State.CONNECTING;
     /** Written on the poller thread only; volatile because refusals on a subscriber's thread name it too. */
@@ -168,6 +170,16 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
                 handshake.start(peer.creditAddress(), peer.creditRkey());
             }
         });
+    }
+
+    /** Records the peer application's private data (before the connection is handed to the application). */
+    public void peerPrivateData(byte[] data) {
+        this.peerPrivateData = data;
+    }
+
+    /** The peer application's private data (a copy). */
+    public byte[] peerPrivateData() {
+        return peerPrivateData.clone();
     }
 
     public void setEventListener(ConnectionEventListener listener) {

@@ -157,6 +157,8 @@ public final class DeviceResources {
     public CompletionQueueHandle acquireCq(RdmaTransportConfig config, int entries, EngineMetrics metrics) {
         PollerIdleStrategy strategy = config.option(RdmaOption.IDLE_STRATEGY);
         int batch = config.option(RdmaOption.POLL_BATCH_SIZE);
+        // Wraps around so one configuration fits every device (rxe has 1 vector, a NIC one per CPU or so).
+        int vector = config.option(RdmaOption.COMPLETION_VECTOR) % Math.max(1, context.numCompVectors());
         int maxCqe = Math.max(1, context.maxCqe());
         if (entries > maxCqe) {
             throw new io.reactiverdma.reactive.InvalidRequestException(
@@ -164,13 +166,13 @@ public final class DeviceResources {
                     "send plus receive queue depth (" + entries + ") exceeds the device's max_cqe (" + maxCqe + ")");
         }
         if (config.option(RdmaOption.COMPLETION_QUEUE_MODE) == CompletionQueueMode.PER_CONNECTION) {
-            CompletionQueueHandle h = new CompletionQueueHandle(context, entries, strategy, batch,
+            CompletionQueueHandle h = new CompletionQueueHandle(context, entries, strategy, batch, vector,
                     metrics, "rdma-poller-" + POLLER_IDS.incrementAndGet() + "-" + context.name(), false, null);
             h.tryReserve(entries);
             allCqs.add(h);
             return h;
         }
-        String key = strategy + "/" + batch + metrics.cqKeySuffix();
+        String key = strategy + "/" + batch + "/v" + vector + metrics.cqKeySuffix();
         synchronized (sharedCqs) {
             List<CompletionQueueHandle> list = sharedCqs.computeIfAbsent(key, k -> new ArrayList<>());
             for (CompletionQueueHandle h : list) {
@@ -179,7 +181,7 @@ public final class DeviceResources {
                 }
             }
             int size = Math.min(Math.max(SHARED_CQ_ENTRIES, entries), maxCqe);
-            CompletionQueueHandle h = new CompletionQueueHandle(context, size, strategy, batch, metrics,
+            CompletionQueueHandle h = new CompletionQueueHandle(context, size, strategy, batch, vector, metrics,
                     "rdma-poller-" + POLLER_IDS.incrementAndGet() + "-" + context.name() + "-shared", true, key);
             if (!h.tryReserve(entries)) {
                 h.stop();

@@ -35,6 +35,15 @@ public interface CmId {
     /** {@code rdma_destroy_qp}; idempotent. The device touches none of the QP's buffers afterwards. */
     void destroyQueuePair();
 
+    /** {@code rdma_set_option(RDMA_OPTION_ID_TOS)}: the type of service, 0..255 (before resolving the route). */
+    void setTypeOfService(int tos);
+
+    /**
+     * {@code rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT)}: the QP's local ACK timeout exponent, 1..31 (4.096 us x
+     * 2^n), applied when the QP moves to RTS (before connect or accept).
+     */
+    void setAckTimeout(int exponent);
+
     /** {@code rdma_connect}: ESTABLISHED, REJECTED, UNREACHABLE or CONNECT_ERROR follows. */
     void connect(ConnectSpec spec);
 

@@ -22,11 +22,20 @@ public interface Device {
     /** {@code ibv_alloc_pd}. */
     ProtectionDomain allocateProtectionDomain();
 
+    /** {@code num_comp_vectors}: the completion vectors (interrupts) CQs can be bound to; at least 1. */
+    int numCompVectors();
+
+    /** {@link #createCompletionQueue(int, boolean, int, int, String)} on completion vector 0. */
+    default CompletionQueue createCompletionQueue(int entries, boolean events, int pollBatch, String description) {
+        return createCompletionQueue(entries, events, pollBatch, 0, description);
+    }
+
     /**
-     * {@code ibv_create_cq} with {@code entries} entries, with a completion channel (and a wake-up) when
-     * {@code events}; {@code pollBatch} completions per poll.
+     * {@code ibv_create_cq} with {@code entries} entries on completion vector {@code vector}
+     * (0..{@link #numCompVectors()}-1), with a completion channel (and a wake-up) when {@code events};
+     * {@code pollBatch} completions per poll.
      */
-    CompletionQueue createCompletionQueue(int entries, boolean events, int pollBatch, String description);
+    CompletionQueue createCompletionQueue(int entries, boolean events, int pollBatch, int vector, String description);
 
     /**
      * The next asynchronous event ({@code ibv_get_async_event}, acknowledged), waiting at most

@@ -14,6 +14,9 @@ public interface RdmaStack {
     /** A new rdma_cm event channel: ids made from it report their events on it. */
     CmChannel openCmChannel();
 
+    /** The RDMA devices rdma_cm can use (the same {@link Device}s its ids resolve to). */
+    java.util.List<? extends Device> devices();
+
     /** A short name for logs ("rdma-core", "loopback"). */
     String name();
 }

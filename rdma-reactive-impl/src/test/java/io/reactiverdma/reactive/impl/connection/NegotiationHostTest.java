@@ -137,4 +137,30 @@ class NegotiationHostTest {
         assertNull(Negotiation.decode(new Negotiation(true, 8, 9, -4096).encode()));
         assertNull(Negotiation.decode(new Negotiation(true, 8, 9, Integer.MIN_VALUE).encode()));
     }
+
+    @Test
+    void applicationDataFollowsTheOfferWithItsLengthInByteSix() {
+        byte[] app = "hello".getBytes(StandardCharsets.UTF_8);
+        byte[] b = OFFER.encode(app);
+        assertEquals(24 + 5, b.length);
+        assertEquals(5, b[6]);
+        assertEquals(OFFER, Negotiation.decode(b), "the offer reads the same");
+        byte[] padded = Arrays.copyOf(b, 56); // as the CM delivers it
+        assertArrayEquals(app, Negotiation.applicationData(padded));
+        assertArrayEquals(new byte[0], Negotiation.applicationData(Arrays.copyOf(OFFER.encode(), 56)));
+        byte[] withZeros = {1, 0, 0};
+        assertArrayEquals(withZeros, Negotiation.applicationData(Arrays.copyOf(OFFER.encode(withZeros), 56)),
+                "trailing zeros of the application's data are kept");
+    }
+
+    @Test
+    void aLengthByteClaimingMoreThanArrivedIsMalformed() {
+        byte[] b = Arrays.copyOf(OFFER.encode(new byte[32]), 56);
+        b[6] = 33;
+        assertNull(Negotiation.applicationData(b));
+        b[6] = (byte) 255;
+        assertNull(Negotiation.applicationData(b));
+        b[6] = 32;
+        assertNotNull(Negotiation.applicationData(b));
+    }
 }

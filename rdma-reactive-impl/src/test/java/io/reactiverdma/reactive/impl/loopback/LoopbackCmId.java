@@ -37,6 +37,9 @@ public final class LoopbackCmId implements CmId {
     LoopbackQueuePair qp;
     ConnectSpec spec;
     LoopbackCmId peer;
+    /** rdma_set_option values: -1 while unset (what rdma_cm's defaults would be). */
+    volatile int typeOfService = -1;
+    volatile int ackTimeout = -1;
 
     LoopbackCmId(LoopbackStack stack, LoopbackCmChannel channel, LoopbackCmId listenerParent) {
         this.stack = stack;
@@ -223,6 +226,45 @@ public final class LoopbackCmId implements CmId {
     public LoopbackQueuePair queuePair() {
         synchronized (stack.lock) {
             return qp;
+        }
+    }
+
+    @Override
+    public void setTypeOfService(int tos) {
+        synchronized (stack.lock) {
+            open("rdma_set_option");
+            if (tos < 0 || tos > 255) {
+                throw Errnos.fail("rdma_set_option", Errnos.EINVAL, "RDMA_OPTION_ID_TOS " + tos);
+            }
+            typeOfService = tos;
+        }
+    }
+
+    @Override
+    public void setAckTimeout(int exponent) {
+        synchronized (stack.lock) {
+            open("rdma_set_option");
+            if (exponent < 1 || exponent > 31) {
+                throw Errnos.fail("rdma_set_option", Errnos.EINVAL, "RDMA_OPTION_ID_ACK_TIMEOUT " + exponent);
+            }
+            ackTimeout = exponent;
+        }
+    }
+
+    /** The type of service set on this id, -1 when none. */
+    public int typeOfService() {
+        return typeOfService;
+    }
+
+    /** The ACK timeout exponent set on this id, -1 when none. */
+    public int ackTimeout() {
+        return ackTimeout;
+    }
+
+    /** The conn params of this id's connect or accept, null before either. */
+    public ConnectSpec connectSpec() {
+        synchronized (stack.lock) {
+            return spec;
         }
     }
 

@@ -8,6 +8,7 @@ import io.reactiverdma.reactive.impl.verbs.ProtectionDomain;
 import java.net.InetAddress;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -78,9 +79,28 @@ public final class LoopbackDevice implements Device {
         return new LoopbackProtectionDomain(this);
     }
 
+    /** Completion vectors of every loopback device: several, like a NIC's (rxe has one). */
+    public static final int COMPLETION_VECTORS = 4;
+    private final Map<LoopbackCompletionQueue, Integer> vectors = new ConcurrentHashMap<>();
+
     @Override
-    public CompletionQueue createCompletionQueue(int entries, boolean events, int pollBatch, String description) {
+    public int numCompVectors() {
+        return COMPLETION_VECTORS;
+    }
+
+    /** The completion vector {@code cq} was created on. */
+    public int vectorOf(LoopbackCompletionQueue cq) {
+        return vectors.get(cq);
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(int entries, boolean events, int pollBatch, int vector,
+            String description) {
         stack.ensureAvailable();
+        if (vector < 0 || vector >= COMPLETION_VECTORS) {
+            throw Errnos.fail("ibv_create_cq", Errnos.EINVAL, "completion vector " + vector + " (the device has "
+                    + COMPLETION_VECTORS + ")");
+        }
         if (entries < 1 || entries > maxCqe) {
             throw Errnos.fail("ibv_create_cq", Errnos.EINVAL, entries + " entries (max_cqe " + maxCqe + ")");
         }
@@ -89,6 +109,7 @@ public final class LoopbackDevice implements Device {
         }
         LoopbackCompletionQueue q = new LoopbackCompletionQueue(this, entries, events, pollBatch, description);
         cqs.add(q);
+        vectors.put(q, vector);
         created.add(q);
         stack.faults.cqCreated(q);
         resources.add(LoopbackResources.Kind.COMPLETION_QUEUE, q, q.toString());

@@ -48,8 +48,8 @@ public final class GatewayDemo {
             List<String> springArgs = new ArrayList<>(List.of("--server.port=0",
                     "--reactive-rdma.client.host=" + device.host(),
                     "--reactive-rdma.client.port=" + kv.address().getPort(),
-                    // In the Soft-RoCE VM a cold first connection (the server registers its table) can
-                    // take longer than the default 10 s.
+                    // In the Soft-RoCE VM a cold first connection (both JVMs still interpreting) can take
+                    // longer than the default 10 s.
                     "--reactive-rdma.client.connect-timeout=60s"));
             springArgs.addAll(Arrays.asList(args));
             app = new SpringApplicationBuilder(GatewayApplication.class).run(springArgs.toArray(String[]::new));

@@ -55,8 +55,8 @@ class GatewayRxeTest {
         String host = RxeTestSupport.deviceAddress();
         kv = KvServer.bindNow(KvServerOptions.defaults(host).withPort(0), WAIT, LOG);
         long t0 = System.nanoTime();
-        // A 60 s connect limit: under emulation a cold first connection (the server registers its 32 MiB
-        // table then) can take longer than the default 10 s.
+        // A 60 s connect limit: under emulation a cold first connection (both JVMs still interpreting) can
+        // take longer than the default 10 s.
         app = new SpringApplicationBuilder(GatewayApplication.class).run("--server.port=0",
                 "--reactive-rdma.client.host=" + host, "--reactive-rdma.client.port=" + kv.address().getPort(),
                 "--reactive-rdma.client.connect-timeout=60s");

@@ -83,6 +83,16 @@ final class JnaCmId implements CmId {
     }
 
     @Override
+    public void setTypeOfService(int tos) {
+        id.setTypeOfService(tos);
+    }
+
+    @Override
+    public void setAckTimeout(int exponent) {
+        id.setAckTimeout(exponent);
+    }
+
+    @Override
     public void connect(ConnectSpec spec) {
         id.connect(param(spec));
     }

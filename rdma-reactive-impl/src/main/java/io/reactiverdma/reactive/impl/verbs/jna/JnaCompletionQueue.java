@@ -19,7 +19,7 @@ final class JnaCompletionQueue implements CompletionQueue {
 
     private final Runnable onClose;
 
-    JnaCompletionQueue(VerbsContext context, int entries, int batch, boolean events, Runnable onClose) {
+    JnaCompletionQueue(VerbsContext context, int entries, int batch, boolean events, int vector, Runnable onClose) {
         this.onClose = onClose;
         CompletionChannel ch = null;
         WakeupFd w = null;
@@ -29,7 +29,7 @@ final class JnaCompletionQueue implements CompletionQueue {
                 ch = context.createCompletionChannel();
                 w = WakeupFd.create();
             }
-            q = context.createCompletionQueue(entries, ch, 0);
+            q = context.createCompletionQueue(entries, ch, vector);
         } catch (RuntimeException e) {
             if (ch != null) {
                 ch.close();

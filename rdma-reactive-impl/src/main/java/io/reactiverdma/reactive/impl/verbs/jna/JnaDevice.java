@@ -50,8 +50,14 @@ final class JnaDevice implements Device {
     }
 
     @Override
-    public CompletionQueue createCompletionQueue(int entries, boolean events, int pollBatch, String description) {
-        JnaCompletionQueue q = new JnaCompletionQueue(context, entries, pollBatch, events, () -> forget());
+    public int numCompVectors() {
+        return Math.max(1, context.numCompVectors());
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(int entries, boolean events, int pollBatch, int vector,
+            String description) {
+        JnaCompletionQueue q = new JnaCompletionQueue(context, entries, pollBatch, events, vector, () -> forget());
         cqs.put(q.cq().address(), q);
         return q;
     }

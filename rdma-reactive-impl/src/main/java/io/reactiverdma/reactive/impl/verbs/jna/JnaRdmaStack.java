@@ -28,6 +28,11 @@ public final class JnaRdmaStack implements RdmaStack {
         return new JnaCmChannel(this);
     }
 
+    @Override
+    public java.util.List<JnaDevice> devices() {
+        return io.reactiverdma.cm.RdmaCmId.devices().stream().map(this::device).toList();
+    }
+
     JnaDevice device(VerbsContext context) {
         return devices.compute(context.address(), (k, d) -> d != null && d.context == context ? d : new JnaDevice(context));
     }
