@@ -28,7 +28,9 @@ public class InvalidRequestException extends RdmaException {
         /** The connection is closed (or closing): nothing more can be posted on it. */
         CONNECTION_CLOSED,
         /** An argument outside its allowed range (a size, a count, a port number ...). */
-        ILLEGAL_ARGUMENT
+        ILLEGAL_ARGUMENT,
+        /** A datagram was addressed to a multicast group the endpoint has not joined. */
+        NOT_JOINED
     }
 
     private final Reason reason;

@@ -23,6 +23,11 @@ public interface RdmaTransportProvider {
     Mono<DisposableRdmaServer> bind(RdmaTransportConfig config,
             Function<? super RdmaConnection, ? extends Publisher<Void>> handler);
 
+    /** Opens a datagram endpoint as {@link io.reactiverdma.reactive.RdmaDatagram#bind()} documents. */
+    default Mono<io.reactiverdma.reactive.RdmaDatagramEndpoint> bindDatagram(RdmaTransportConfig config) {
+        return Mono.error(new UnsupportedOperationException(getClass().getName() + " does not support datagrams"));
+    }
+
     /** The devices' events, as {@link io.reactiverdma.reactive.RdmaResources#deviceEvents()} documents. */
     Flux<DeviceEvent> deviceEvents();
 
