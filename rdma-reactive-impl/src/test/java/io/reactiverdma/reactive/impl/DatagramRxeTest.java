@@ -27,6 +27,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -88,10 +90,10 @@ class DatagramRxeTest {
     void endpointsResolveEachOtherSendWithImmediateAndReply() {
         RdmaDatagramEndpoint a = bind(0);
         RdmaDatagramEndpoint b = bind(0);
-        Sinks.Many<RdmaDatagramMessage> atB = Sinks.many().unicast().onBackpressureBuffer();
-        subscriptions.add(b.receive().subscribe(atB::tryEmitNext));
+        BlockingQueue<RdmaDatagramMessage> atB = new LinkedBlockingQueue<>();
+        subscriptions.add(b.receive().subscribe(atB::add));
         a.send(text("ping"), b.localAddress(), 42).block(WAIT);
-        RdmaDatagramMessage got = atB.asFlux().blockFirst(WAIT);
+        RdmaDatagramMessage got = next(atB);
         assertEquals("ping", new String(got.toByteArray(), StandardCharsets.UTF_8));
         assertTrue(got.hasImmediate());
         assertEquals(42, got.immediate());
@@ -99,19 +101,34 @@ class DatagramRxeTest {
         assertEquals(a.localAddress().getAddress(), got.sender().getAddress());
         assertNull(got.group());
         // a does not listen for replies on rdma_cm: the answer goes back through the datagram's GRH.
-        Sinks.Many<RdmaDatagramMessage> atA = Sinks.many().unicast().onBackpressureBuffer();
-        subscriptions.add(a.receive().subscribe(atA::tryEmitNext));
+        BlockingQueue<RdmaDatagramMessage> atA = new LinkedBlockingQueue<>();
+        subscriptions.add(a.receive().subscribe(atA::add));
         b.reply(got, text("pong"), 7).block(WAIT);
         got.release();
-        RdmaDatagramMessage answer = atA.asFlux().blockFirst(WAIT);
+        RdmaDatagramMessage answer = next(atA);
         assertEquals(7, answer.immediate());
         assertEquals("pong", text(answer));
         // The peer is resolved once: later sends reuse its address handle, in order on an idle link.
         Flux.range(0, 20).concatMap(i -> a.send(text("m" + i), b.localAddress())).blockLast(WAIT);
-        List<String> rest = atB.asFlux().take(20).map(DatagramRxeTest::text).collectList().block(WAIT);
-        assertEquals(20, rest.size());
+        List<String> rest = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            rest.add(text(next(atB)));
+        }
         assertEquals("m0", rest.get(0));
+        assertEquals("m19", rest.get(19));
         assertEquals(0, b.droppedCount());
+    }
+
+    private static RdmaDatagramMessage next(BlockingQueue<RdmaDatagramMessage> q) {
+        try {
+            RdmaDatagramMessage m = q.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+            if (m == null) {
+                fail("no datagram within " + WAIT);
+            }
+            return m;
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @Test
@@ -175,6 +192,10 @@ class DatagramRxeTest {
         // Leaving g2 (cancel) stops its datagrams; g1 still flows.
         second.dispose();
         StepVerifier.create(subscriber.joined(g2)).expectError(InvalidRequestException.class).verify(WAIT);
+        StepVerifier.create(subscriber.send(text("x"), g2))
+                .expectErrorSatisfies(e -> assertEquals(InvalidRequestException.Reason.NOT_JOINED,
+                        ((InvalidRequestException) e).reason()))
+                .verify(WAIT);
         publisher.send(text("to two again"), g2).block(WAIT);
         publisher.send(text("to one again"), g1).block(WAIT);
         assertEquals(List.of("to one", "to one again"), one.asFlux().take(2).collectList().block(WAIT));
@@ -274,7 +295,8 @@ class DatagramRxeTest {
     @Test
     void mckeyReceivesWhatWeSendToTheGroup() throws Exception {
         InetSocketAddress group = new InetSocketAddress("239.8.8.8", 0);
-        Process receiver = start("mckey", "-m", "239.8.8.8", "-b", host());
+        // Line-buffered: mckey's "joined" line must reach us before it exits.
+        Process receiver = start("stdbuf", "-oL", "mckey", "-m", "239.8.8.8", "-b", host());
         CompletableFuture<Void> joined = new CompletableFuture<>();
         CompletableFuture<String> out = output(receiver, "joined", joined);
         RdmaDatagramEndpoint e = bind(0);

@@ -560,6 +560,8 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
             });
             sink.onRequest(n -> poller.execute(s::drain));
             sink.onDispose(() -> {
+                // Gone for senders and joined(..) at once; rdma_leave_multicast follows on the rdma_cm thread.
+                groups.remove(address, g);
                 poller.execute(() -> {
                     groupStreams.remove(address, s);
                     s.cancelled();
