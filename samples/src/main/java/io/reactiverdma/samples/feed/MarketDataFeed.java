@@ -10,6 +10,8 @@ import io.reactiverdma.samples.common.SampleMain;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -77,8 +79,21 @@ public final class MarketDataFeed {
                 GapDetector d = new GapDetector();
                 detectors.add(d);
                 int index = i;
-                subscriptions.add(s.join(group).subscribe(m -> {
-                    long seq = sequenceOf(m);
+                boolean slow = o.slowMicros() > 0 && i == o.subscribers() - 1;
+                Flux<RdmaDatagramMessage> joined = s.join(group);
+                Flux<Long> ticks = joined.map(MarketDataFeed::sequenceOf);
+                if (slow) {
+                    // Works off the engine's thread, asking for 16 ticks at a time: what it has not asked for
+                    // waits in receive buffers, and once all are held the device drops what arrives.
+                    Scheduler worker = Schedulers.newSingle("slow-subscriber");
+                    subscriptions.add(worker);
+                    ticks = joined.publishOn(worker, 16).map(m -> {
+                        long seq = sequenceOf(m);
+                        busy(o.slowMicros());
+                        return seq;
+                    });
+                }
+                subscriptions.add(ticks.subscribe(seq -> {
                     synchronized (d) { // updated on the endpoint's poller thread, read by this one
                         long now = System.nanoTime();
                         if (d.received() == 0) {
@@ -124,6 +139,13 @@ public final class MarketDataFeed {
         } finally {
             subscriptions.forEach(Disposable::dispose);
             endpoints.forEach(e -> e.disposeNow(WAIT));
+        }
+    }
+
+    private static void busy(int micros) {
+        long until = System.nanoTime() + micros * 1_000L;
+        while (System.nanoTime() < until) {
+            Thread.onSpinWait();
         }
     }
 

@@ -36,4 +36,19 @@ class MarketDataFeedRxeTest {
         }
         assertTrue(out.contains("subscriber 2: received"), out);
     }
+
+    /** A subscriber slower than the feed loses ticks (the device drops them) and says so; the other does not. */
+    @Test
+    void aSlowSubscriberSeesItsLossAsGaps() {
+        ByteArrayOutputStream text = new ByteArrayOutputStream();
+        FeedOptions o = FeedOptions.parse(new String[] {"demo", "-n", "2000", "--subscribers", "2", "--slow", "3000",
+                "--host", RxeTestSupport.deviceAddress(), "--group", "239.1.1.8"});
+        List<MarketDataFeed.SubscriberReport> reports = MarketDataFeed.demo(o,
+                new PrintStream(text, true, StandardCharsets.UTF_8));
+        String out = text.toString(StandardCharsets.UTF_8);
+        MarketDataFeed.SubscriberReport slow = reports.get(1);
+        assertEquals(2000, slow.received() + slow.lost(), out);
+        assertTrue(slow.lost() > 0 && slow.gaps() > 0, "the slow subscriber must fall behind and lose ticks: " + out);
+        assertEquals(2000, reports.get(0).received() + reports.get(0).lost(), out);
+    }
 }
