@@ -65,20 +65,17 @@ final class JnaCmId implements CmId {
 
     @Override
     public QueuePair createQueuePair(ProtectionDomain pd, CompletionQueue cq, QpSpec spec) {
-        JnaCompletionQueue q = (JnaCompletionQueue) cq;
-        io.reactiverdma.verbs.QueuePair qp = id.createQueuePair(((JnaProtectionDomain) pd).pd,
-                QpInitAttributes.rc(q.cq()).maxSendWr(spec.maxSendWr()).maxRecvWr(spec.maxRecvWr())
-                        .maxSendSge(1).maxRecvSge(1).maxInlineData(spec.maxInlineData()));
-        return new JnaQueuePair(qp);
+        return queuePair(pd, QpInitAttributes.rc(((JnaCompletionQueue) cq).cq()), spec);
+    }
+
+    private QueuePair queuePair(ProtectionDomain pd, QpInitAttributes type, QpSpec spec) {
+        return new JnaQueuePair(id.createQueuePair(((JnaProtectionDomain) pd).pd, type.maxSendWr(spec.maxSendWr())
+                .maxRecvWr(spec.maxRecvWr()).maxSendSge(1).maxRecvSge(1).maxInlineData(spec.maxInlineData())));
     }
 
     @Override
     public QueuePair createDatagramQueuePair(ProtectionDomain pd, CompletionQueue cq, QpSpec spec) {
-        JnaCompletionQueue q = (JnaCompletionQueue) cq;
-        io.reactiverdma.verbs.QueuePair qp = id.createQueuePair(((JnaProtectionDomain) pd).pd,
-                QpInitAttributes.ud(q.cq()).maxSendWr(spec.maxSendWr()).maxRecvWr(spec.maxRecvWr())
-                        .maxSendSge(1).maxRecvSge(1).maxInlineData(spec.maxInlineData()));
-        return new JnaQueuePair(qp);
+        return queuePair(pd, QpInitAttributes.ud(((JnaCompletionQueue) cq).cq()), spec);
     }
 
     @Override
