@@ -144,6 +144,12 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
                     + r.context().name() + " " + (why == DeviceEvent.Type.DEVICE_FATAL ? "failed" : "was removed")));
             closing.add(c.onDispose());
         }
+        for (var d : new ArrayList<>(datagramEndpoints)) {
+            if (d.device() == r) {
+                d.dispose();
+                closing.add(d.onDispose());
+            }
+        }
         Mono.when(closing).timeout(SHUTDOWN_CLOSE_TIMEOUT, Mono.empty()).subscribe(null, null, () -> releaseDevice(r));
     }
 

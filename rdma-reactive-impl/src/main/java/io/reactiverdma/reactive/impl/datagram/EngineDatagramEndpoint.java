@@ -66,7 +66,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * to the MTU of payload. Sends are copied into one of {@code SEND_QUEUE_DEPTH} registered slots; sends
  * beyond that wait in order.
  */
-public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, CompletionTarget, PollerClient {
+public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, CompletionTarget, PollerClient,
+        io.reactiverdma.reactive.impl.device.QueuePairOwner {
     /** The Q_Key rdma_cm gives UD QPs of the UDP port space ({@code RDMA_UDP_QKEY}), used for replies. */
     static final int UDP_QKEY = 0x01234567;
     private static final int LISTEN_BACKLOG = 64;
@@ -203,6 +204,7 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
         }
         sendChain = new SendWorkRequests(1, 1);
         receiveChain = new ReceiveWorkRequests(1, 1);
+        device.register(qp.qpNum(), this);
         cm.register(listenId, this::onListenEvent);
         cm.register(dataId, this::onDataEvent);
         poller.attach(this);
@@ -523,6 +525,18 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
         dispose();
     }
 
+    /** The device broke the QP (an asynchronous QP error): nothing more can be sent or received on it. */
+    @Override
+    public void queuePairFailed(io.reactiverdma.verbs.AsyncEventType type) {
+        EngineLog.warn(this + ": the device reported " + type + " for its QP; closing");
+        dispose();
+    }
+
+    /** The device resources this endpoint uses (the engine closes it when the device goes). */
+    public DeviceResources device() {
+        return device;
+    }
+
     @Override
     public int recheckCredits() {
         return CompletionPoller.DONE;
@@ -763,6 +777,9 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
 
     /** rdma_cm thread: releases in reverse order of creation whatever exists. */
     private void releaseNative() {
+        if (qp != null) {
+            device.unregister(qp.qpNum());
+        }
         try {
             dataId.destroyQueuePair();
         } catch (RuntimeException e) {
