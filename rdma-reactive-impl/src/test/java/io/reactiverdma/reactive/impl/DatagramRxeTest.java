@@ -203,7 +203,7 @@ class DatagramRxeTest {
         // Closing leaves every group, completes the group flux and releases everything.
         subscriber.dispose();
         subscriber.onDispose().block(WAIT);
-        StepVerifier.create(one.asFlux().skip(2)).verifyComplete();
+        StepVerifier.create(one.asFlux().skip(2)).expectComplete().verify(WAIT);
         publisher.dispose();
         publisher.onDispose().block(WAIT);
         assertEquals(0.0, registry.get("rdma.multicast.groups").gauge().value());

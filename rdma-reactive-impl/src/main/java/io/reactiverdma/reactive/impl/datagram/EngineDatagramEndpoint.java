@@ -376,6 +376,9 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
         if (!(received instanceof EngineDatagram d) || d.endpoint() != this) {
             return Mono.error(new InvalidRequestException(Reason.ILLEGAL_ARGUMENT, received + " was not received by " + this));
         }
+        if (d.isReleased()) {
+            return Mono.error(released());
+        }
         ReplyKey key = new ReplyKey(d.sender().getAddress(), d.senderQpNumber());
         Destination known = replies.get(key);
         if (known != null) {
@@ -385,8 +388,7 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
         ByteBuffer grh = ByteBuffer.allocateDirect(Grh.SIZE);
         grh.put(receiveSlab.duplicate().position(d.slot * bufferSize).limit(d.slot * bufferSize + Grh.SIZE)).flip();
         if (d.isReleased()) {
-            return Mono.error(new InvalidRequestException(Reason.BUFFER_RELEASED,
-                    "reply(..) needs the datagram unreleased: its buffer holds the sender's address"));
+            return Mono.error(released());
         }
         return Mono.<Destination>create(sink -> cm.execute(() -> {
             if (closing.get()) {
@@ -810,7 +812,12 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
         }
     }
 
-    private static InvalidRequestException closedError() {
+    private static InvalidRequestException released() {
+        return new InvalidRequestException(Reason.BUFFER_RELEASED,
+                "reply(..) needs the datagram unreleased: its buffer holds the sender's address");
+    }
+
+    static InvalidRequestException closedError() {
         return new InvalidRequestException(Reason.CONNECTION_CLOSED, "the datagram endpoint is closed");
     }
 

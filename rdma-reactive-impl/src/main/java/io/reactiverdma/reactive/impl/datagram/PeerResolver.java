@@ -74,8 +74,10 @@ final class PeerResolver implements CmEventLoop.Handler {
             return;
         }
         Destination d = endpoint.destinationFor(id, route);
-        if (d == null) {
-            fail(ConnectionEvent.Type.CONNECT_ERROR, 0, "the endpoint closed while " + peer + " was being resolved");
+        if (d == null) { // the endpoint closed meanwhile: its sends fail as closed
+            if (finish()) {
+                sink.error(EngineDatagramEndpoint.closedError());
+            }
             return;
         }
         finish();

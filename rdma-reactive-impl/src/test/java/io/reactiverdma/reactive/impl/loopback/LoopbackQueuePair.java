@@ -20,7 +20,8 @@ public final class LoopbackQueuePair implements QueuePair {
     public enum State { INIT, RTS, ERR, DESTROYED }
 
     record SendWqe(long wrId, WrOpcode opcode, int flags, boolean hasSge, long addr, int length, int lkey,
-                   byte[] inline, long remoteAddr, int rkey, long compareAdd, long swap, int imm) {
+                   byte[] inline, long remoteAddr, int rkey, long compareAdd, long swap, int imm, long ahKey,
+                   int remoteQpn, int remoteQkey) {
         boolean signaled() {
             return (flags & SendFlags.SIGNALED) != 0;
         }
@@ -42,6 +43,8 @@ public final class LoopbackQueuePair implements QueuePair {
     final int maxSendWr;
     final int maxRecvWr;
     private final int maxInline;
+    /** An unreliable-datagram QP (rdma_create_qp on a UDP id): RTS at once, sends go by address handle. */
+    boolean ud;
     // ---- fabric lock
     State state = State.INIT;
     LoopbackQueuePair peer;
@@ -131,6 +134,9 @@ public final class LoopbackQueuePair implements QueuePair {
     private SendWqe validate(SendWorkRequests c, int i) {
         WrOpcode op = c.opcode(i);
         int flags = c.sendFlags(i);
+        if (ud && op != WrOpcode.SEND && op != WrOpcode.SEND_WITH_IMM) {
+            throw refused("ibv_post_send", Errnos.EINVAL, i, "opcode " + op + " not supported on a UD QP");
+        }
         if (op == null || !(op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE
                 || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.RDMA_READ
                 || op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD)) {
@@ -171,7 +177,8 @@ public final class LoopbackQueuePair implements QueuePair {
         boolean atomic = op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD;
         return new SendWqe(c.wrId(i), op, flags, hasSge, addr, len, lkey, inline, c.remoteAddr(i),
                 atomic ? c.atomicRkey(i) : c.rkey(i), atomic ? c.compareAdd(i) : 0, atomic ? c.swap(i) : 0,
-                op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE_WITH_IMM ? c.immData(i) : 0);
+                op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE_WITH_IMM ? c.immData(i) : 0,
+                ud ? c.udAh(i) : 0, ud ? c.udRemoteQpn(i) : 0, ud ? c.udRemoteQkey(i) : 0);
     }
 
     @Override
@@ -254,6 +261,9 @@ public final class LoopbackQueuePair implements QueuePair {
                 return;
             }
             state = State.DESTROYED;
+            if (ud) {
+                stack.datagrams.unregister(this);
+            }
             pd.device.resources.outstanding(-(sq.size() + rq.size()));
             sq.clear();
             rq.clear();
@@ -265,6 +275,6 @@ public final class LoopbackQueuePair implements QueuePair {
 
     @Override
     public String toString() {
-        return "qp " + qpNum + " of " + id.description();
+        return (ud ? "ud qp " : "qp ") + qpNum + " of " + id.description();
     }
 }
