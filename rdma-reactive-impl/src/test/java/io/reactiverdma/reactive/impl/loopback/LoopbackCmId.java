@@ -13,7 +13,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 /**
- * An rdma_cm id (RDMA_PS_TCP). Every call checks the state like librdmacm and the kernel do and throws a
+ * An rdma_cm id (RDMA_PS_TCP, or RDMA_PS_UDP: SIDR, UD QPs, multicast joins). Every call checks the state like librdmacm and the kernel do and throws a
  * {@link io.reactiverdma.natives.NativeCallException} naming the call (errno EINVAL for a wrong state,
  * EBADF after close). Events go to the channel it was made on (a connect request's id: the listener's).
  */

@@ -10,7 +10,7 @@ import io.reactiverdma.verbs.WrOpcode;
 import java.util.ArrayDeque;
 
 /**
- * An RC queue pair. Posting validates and queues (the depth counts work requests posted and not completed);
+ * An RC queue pair, or a UD one ({@link #ud}: see {@link LoopbackDatagrams}). Posting validates and queues (the depth counts work requests posted and not completed);
  * the stack's wire thread executes the send queue once the QP is connected (RTS) and generates every
  * completion. In ERR everything posted, before or after, completes with WR_FLUSH_ERR in order. Destroying it
  * drops what is queued without completions, like ibv_destroy_qp.

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * An in-JVM RDMA stack: rdma_cm and RC queue pairs on loopback devices, with verbs semantics enforced (keys,
+ * An in-JVM RDMA stack: rdma_cm, RC and UD queue pairs (and multicast, {@link LoopbackDatagrams}) on loopback devices, with verbs semantics enforced (keys,
  * bounds, access, queue depths, RNR and transport retries, flushes, completion channel) and faults injected
  * on command ({@link #faults()}). One "wire" thread per stack executes every work request of every device
  * and generates every completion, asynchronously to the posting threads, in order per queue.
