@@ -213,6 +213,18 @@ public final class ProtectionDomain extends NativeResource {
         return new AddressHandle(this, ah, null);
     }
 
+    /**
+     * {@code ibv_create_ah_from_wc} for a datagram whose completion is no longer at hand: the address handle
+     * that answers the sender whose QP is {@code sourceQpn}, from the GRH the device wrote at {@code grh}.
+     */
+    public AddressHandle createAddressHandleFromGrh(long grh, int sourceQpn, int port) {
+        WorkCompletions wc = new WorkCompletions(1);
+        wc.buffer().putInt(WorkCompletions.SRC_QP_OFFSET, sourceQpn);
+        wc.buffer().putInt(WorkCompletions.WC_FLAGS_OFFSET, WcFlags.GRH);
+        wc.count(1);
+        return createAddressHandleFromWc(wc, 0, grh, port);
+    }
+
     @Override
     protected void release() {
         if (owned) {

@@ -32,7 +32,9 @@ public class InvalidRequestException extends RdmaException {
         /** The device cannot do what was asked (for example memory windows on a device without them). */
         NOT_SUPPORTED,
         /** An argument outside its allowed range (a size, a count, a port number ...). */
-        ILLEGAL_ARGUMENT
+        ILLEGAL_ARGUMENT,
+        /** A datagram was addressed to a multicast group the endpoint has not joined. */
+        NOT_JOINED
     }
 
     private final Reason reason;

@@ -54,4 +54,29 @@ public interface RdmaMetricsRecorder {
 
     /** Connections whose next message waits for the peer's credits changed by {@code delta}. */
     void creditsWaitingChanged(String device, InetSocketAddress remote, int delta);
+
+    /** What happened to a datagram, for {@link #recordDatagram}. */
+    enum DatagramOutcome {
+        /** Transmitted by the local device. */
+        SENT,
+        /** Delivered to a subscriber. */
+        RECEIVED,
+        /** Dropped by this side (no subscriber, or a receive error). */
+        DROPPED,
+        /** A send that completed in error. */
+        SEND_FAILED;
+
+        /** The lower-case name used as the {@code outcome} tag value. */
+        public String tag() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
+    }
+
+    /** A datagram endpoint on {@code device} sent, received or dropped a datagram of {@code bytes} payload bytes. */
+    default void recordDatagram(String device, DatagramOutcome outcome, long bytes) {
+    }
+
+    /** Multicast groups joined by datagram endpoints on {@code device} changed by {@code delta}. */
+    default void multicastGroupsChanged(String device, int delta) {
+    }
 }

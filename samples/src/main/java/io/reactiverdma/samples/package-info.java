@@ -4,5 +4,7 @@
  * ping-pong client that checks every reply byte for byte ({@code scripts/demo}).
  * {@link io.reactiverdma.samples.bulk.BulkTransfer}: a bulk transfer in registered chunks with a bounded
  * window, push (RDMA WRITE) or pull (RDMA READ), SHA-256 of both ends compared ({@code scripts/demo bulk}).
+ * {@link io.reactiverdma.samples.feed.MarketDataFeed}: a market-data feed on an RDMA multicast group over
+ * unreliable datagrams, sequence numbers, gap detection and loss counts per subscriber ({@code scripts/demo feed}).
  */
 package io.reactiverdma.samples;

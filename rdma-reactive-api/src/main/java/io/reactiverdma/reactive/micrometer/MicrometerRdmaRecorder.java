@@ -130,6 +130,25 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
     }
 
     @Override
+    public void recordDatagram(String device, DatagramOutcome outcome, long bytes) {
+        DeviceMeters d = device(device);
+        if (d != null) {
+            d.datagrams[outcome.ordinal()].increment();
+            if (bytes > 0) {
+                d.datagramBytes[outcome.ordinal()].increment(bytes);
+            }
+        }
+    }
+
+    @Override
+    public void multicastGroupsChanged(String device, int delta) {
+        DeviceMeters d = device(device);
+        if (d != null) {
+            d.groups.addAndGet(delta);
+        }
+    }
+
+    @Override
     public void recordStaleCompletion(String device) {
         DeviceMeters d = device(device);
         if (d != null) {
@@ -202,6 +221,10 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
         private final String device;
         private final DistributionSummary batch;
         private final Counter stale;
+        /** By {@link DatagramOutcome} ordinal: datagrams, and their payload bytes. */
+        private final Counter[] datagrams = new Counter[DatagramOutcome.values().length];
+        private final Counter[] datagramBytes = new Counter[DatagramOutcome.values().length];
+        private final java.util.concurrent.atomic.AtomicInteger groups = new java.util.concurrent.atomic.AtomicInteger();
         private final PeerMeters all; // null with remote-address tags
         private final Map<InetAddress, PeerMeters> peers = new ConcurrentHashMap<>();
         private volatile PeerMeters other;
@@ -217,6 +240,15 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
             stale = Counter.builder("rdma.completions.stale")
                     .description("completions whose wr_id named no live operation").tags(tags).register(registry);
             all = perPeer ? null : new PeerMeters(registry, tags);
+            for (DatagramOutcome o : DatagramOutcome.values()) {
+                datagrams[o.ordinal()] = Counter.builder("rdma.datagrams").description("datagrams by outcome")
+                        .tags(tags).tag("outcome", o.tag()).register(registry);
+                datagramBytes[o.ordinal()] = Counter.builder("rdma.datagram.bytes").baseUnit("bytes")
+                        .description("datagram payload bytes by outcome").tags(tags).tag("outcome", o.tag())
+                        .register(registry);
+            }
+            io.micrometer.core.instrument.Gauge.builder("rdma.multicast.groups", groups, Number::doubleValue)
+                    .description("multicast groups joined by datagram endpoints").tags(tags).register(registry);
         }
 
         /** A new peer: its own meters while under the cap, else the shared "other" ones (not cached per peer). */

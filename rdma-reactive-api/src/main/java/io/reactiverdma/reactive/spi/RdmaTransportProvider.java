@@ -26,6 +26,11 @@ public interface RdmaTransportProvider {
     /** A device's memory, as {@link io.reactiverdma.reactive.RdmaResources#memory(String)} documents. */
     Mono<io.reactiverdma.reactive.RdmaMemory> memory(String addressOrDevice);
 
+    /** Opens a datagram endpoint as {@link io.reactiverdma.reactive.RdmaDatagram#bind()} documents. */
+    default Mono<io.reactiverdma.reactive.RdmaDatagramEndpoint> bindDatagram(RdmaTransportConfig config) {
+        return Mono.error(new UnsupportedOperationException(getClass().getName() + " does not support datagrams"));
+    }
+
     /** The devices' events, as {@link io.reactiverdma.reactive.RdmaResources#deviceEvents()} documents. */
     Flux<DeviceEvent> deviceEvents();
 

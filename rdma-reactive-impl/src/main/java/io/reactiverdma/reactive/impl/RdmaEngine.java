@@ -53,6 +53,8 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
     private final Map<Long, DeviceResources> devices = new ConcurrentHashMap<>();
     private final Set<EngineConnection> connections = ConcurrentHashMap.newKeySet();
     private final Set<EngineServer> servers = ConcurrentHashMap.newKeySet();
+    private final Set<io.reactiverdma.reactive.impl.datagram.EngineDatagramEndpoint> datagramEndpoints =
+            ConcurrentHashMap.newKeySet();
     /** Connect attempts not finished yet (shutdown fails them). */
     private final Set<ClientConnector> attempts = ConcurrentHashMap.newKeySet();
     /** The shutdown under way, which a second call joins; null when none is. */
@@ -144,6 +146,12 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
                     + r.context().name() + " " + (why == DeviceEvent.Type.DEVICE_FATAL ? "failed" : "was removed")));
             closing.add(c.onDispose());
         }
+        for (var d : new ArrayList<>(datagramEndpoints)) {
+            if (d.device() == r) {
+                d.dispose();
+                closing.add(d.onDispose());
+            }
+        }
         Mono.when(closing).timeout(SHUTDOWN_CLOSE_TIMEOUT, Mono.empty()).subscribe(null, null, () -> releaseDevice(r));
     }
 
@@ -206,6 +214,23 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
     }
 
     @Override
+    public Mono<io.reactiverdma.reactive.RdmaDatagramEndpoint> bindDatagram(RdmaTransportConfig config) {
+        return Mono.create(sink -> {
+            CmEventLoop cm = cm();
+            cm.execute(() -> {
+                try {
+                    var endpoint = io.reactiverdma.reactive.impl.datagram.EngineDatagramEndpoint.open(this, cm, config);
+                    datagramEndpoints.add(endpoint);
+                    endpoint.onDispose().subscribe(null, null, () -> datagramEndpoints.remove(endpoint));
+                    sink.success(endpoint);
+                } catch (RuntimeException e) {
+                    sink.error(e);
+                }
+            });
+        });
+    }
+
+    @Override
     public Flux<DeviceEvent> deviceEvents() {
         return deviceEvents.asFlux().onBackpressureBuffer(256, dropped -> { }, reactor.core.publisher.BufferOverflowStrategy.DROP_OLDEST);
     }
@@ -247,6 +272,10 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
                 for (EngineConnection c : new ArrayList<>(connections)) {
                     c.dispose();
                     closing.add(c.onDispose());
+                }
+                for (var d : new ArrayList<>(datagramEndpoints)) {
+                    d.dispose();
+                    closing.add(d.onDispose());
                 }
                 held = new ArrayList<>(devices.values());
                 devices.clear();

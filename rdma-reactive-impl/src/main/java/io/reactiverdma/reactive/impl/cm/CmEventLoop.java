@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * tear-down happen here, so rdma_cm calls on an id are made by one thread, in order with its events.
  */
 public final class CmEventLoop implements io.reactiverdma.reactive.impl.connection.RdmaCmThread {
-    interface Handler {
+    /** Receives the events of the ids it is registered for, on the loop thread. */
+    public interface Handler {
         void onEvent(CmEventInfo event);
     }
 
@@ -41,7 +42,7 @@ public final class CmEventLoop implements io.reactiverdma.reactive.impl.connecti
         this.thread.start();
     }
 
-    CmChannel channel() {
+    public CmChannel channel() {
         return channel;
     }
 
@@ -49,7 +50,7 @@ public final class CmEventLoop implements io.reactiverdma.reactive.impl.connecti
         return Thread.currentThread() == thread;
     }
 
-    void register(CmId id, Handler handler) {
+    public void register(CmId id, Handler handler) {
         handlers.put(id.key(), handler);
     }
 

@@ -53,6 +53,12 @@ public abstract class EngineMetrics {
 
     public abstract void creditsWaiting(int delta);
 
+    /** A datagram endpoint sent, received or dropped a datagram of {@code bytes} payload bytes. */
+    public abstract void datagram(RdmaMetricsRecorder.DatagramOutcome outcome, long bytes);
+
+    /** A datagram endpoint joined (+1) or left (-1) a multicast group. */
+    public abstract void multicastGroups(int delta);
+
     private static final class Noop extends EngineMetrics {
         @Override
         public String cqKeySuffix() {
@@ -85,6 +91,14 @@ public abstract class EngineMetrics {
 
         @Override
         public void creditsWaiting(int delta) {
+        }
+
+        @Override
+        public void datagram(RdmaMetricsRecorder.DatagramOutcome outcome, long bytes) {
+        }
+
+        @Override
+        public void multicastGroups(int delta) {
         }
     }
 
@@ -143,6 +157,16 @@ public abstract class EngineMetrics {
         @Override
         public void creditsWaiting(int delta) {
             recorder.creditsWaitingChanged(device, remote, delta);
+        }
+
+        @Override
+        public void datagram(RdmaMetricsRecorder.DatagramOutcome outcome, long bytes) {
+            recorder.recordDatagram(device, outcome, bytes);
+        }
+
+        @Override
+        public void multicastGroups(int delta) {
+            recorder.multicastGroupsChanged(device, delta);
         }
     }
 }

@@ -12,8 +12,15 @@ import reactor.util.annotation.Nullable;
  * @param id          the id it concerns; for CONNECT_REQUEST a new id the receiver owns (accept, reject or close it)
  * @param listenId    for CONNECT_REQUEST the listening id, else null
  * @param privateData the peer's private data, possibly zero-padded by the CM; empty when none
+ * @param datagram    on the UDP port space, ESTABLISHED's and MULTICAST_JOIN's destination, else null
  */
-public record CmEventInfo(CmEventType type, int status, CmId id, @Nullable CmId listenId, byte[] privateData) {
+public record CmEventInfo(CmEventType type, int status, CmId id, @Nullable CmId listenId, byte[] privateData,
+                          @Nullable DatagramRoute datagram) {
+    /** An event that carries no datagram destination. */
+    public CmEventInfo(CmEventType type, int status, CmId id, @Nullable CmId listenId, byte[] privateData) {
+        this(type, status, id, listenId, privateData, null);
+    }
+
     /** The private data without the CM's zero padding at its end. */
     public byte[] privateDataTrimmed() {
         int n = privateData.length;

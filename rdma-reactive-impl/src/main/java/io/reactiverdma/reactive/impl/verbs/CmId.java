@@ -32,6 +32,50 @@ public interface CmId {
     /** {@code rdma_create_qp}: a queue pair on this id, both queues on {@code cq}. */
     QueuePair createQueuePair(ProtectionDomain pd, CompletionQueue cq, QpSpec spec);
 
+    /**
+     * {@code rdma_create_qp} of a UD queue pair on a bound id (rdma_cm moves it to RTS with the port
+     * space's Q_Key), both queues on {@code cq}.
+     */
+    default QueuePair createDatagramQueuePair(ProtectionDomain pd, CompletionQueue cq, QpSpec spec) {
+        throw unsupported();
+    }
+
+    /** The active MTU in bytes of the port this id is bound to (a UD message's payload is at most that). */
+    default int activeMtu() {
+        throw unsupported();
+    }
+
+    /**
+     * {@code rdma_accept} of a UDP-port-space connect request (a SIDR request) for the datagram QP numbered
+     * {@code qpNum}, which lives on another id: the requester learns that QP number and the Q_Key.
+     */
+    default void acceptDatagram(int qpNum) {
+        throw unsupported();
+    }
+
+    /** {@code rdma_join_multicast} (the id's QP is attached): MULTICAST_JOIN or MULTICAST_ERROR follows. */
+    default void joinMulticast(InetSocketAddress group) {
+        throw unsupported();
+    }
+
+    /** {@code rdma_leave_multicast}: the QP is detached, datagrams to the group stop arriving. */
+    default void leaveMulticast(InetSocketAddress group) {
+        throw unsupported();
+    }
+
+    /** {@code ibv_create_ah} on {@code pd} from what rdma_cm resolved. Any thread. */
+    default AddressHandle createAddressHandle(ProtectionDomain pd, DatagramRoute route) {
+        throw unsupported();
+    }
+
+    /**
+     * {@code ibv_create_ah_from_wc}: a handle that answers the sender of a datagram received on this id's
+     * port; {@code grh} holds the 40 bytes the device wrote before its payload. Any thread.
+     */
+    default AddressHandle createReplyAddressHandle(ProtectionDomain pd, java.nio.ByteBuffer grh, int sourceQpn) {
+        throw unsupported();
+    }
+
     /** {@code rdma_destroy_qp}; idempotent. The device touches none of the QP's buffers afterwards. */
     void destroyQueuePair();
 
@@ -68,4 +112,9 @@ public interface CmId {
     /** The peer's address, or null when not known. */
     @Nullable
     InetSocketAddress peerAddress();
+
+    /** What a stack without datagram support (the loopback device) throws for the UD calls above. */
+    private UnsupportedOperationException unsupported() {
+        return new UnsupportedOperationException(getClass().getSimpleName() + " does not support datagrams (UD)");
+    }
 }

@@ -10,6 +10,14 @@ public interface CompletionQueue {
         void onCompletion(long wrId, int status, int opcode, int vendorErr, int byteLen, int immData, int wcFlags);
     }
 
+    /**
+     * The {@code src_qp} of the completion being handed to the handler now (the sender of a UD receive);
+     * valid only inside {@link Handler#onCompletion}, on the polling thread.
+     */
+    default int sourceQpn() {
+        return 0;
+    }
+
     /** {@code ibv_poll_cq}: hands up to one batch of completions to {@code handler}; returns how many. */
     int poll(Handler handler);
 

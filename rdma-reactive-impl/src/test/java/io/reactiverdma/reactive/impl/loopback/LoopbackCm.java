@@ -85,14 +85,14 @@ final class LoopbackCm {
     }
 
     /** The id listening on {@code destination}, or null. Fabric lock held. */
-    LoopbackCmId listener(InetSocketAddress destination) {
+    LoopbackCmId listener(InetSocketAddress destination, boolean udp) {
         List<LoopbackCmId> list = bound.get(destination.getPort());
         if (list == null) {
             return null;
         }
         for (LoopbackCmId o : list) {
             InetAddress a = o.local.getAddress();
-            if (o.state == LoopbackCmId.State.LISTENING && !o.closed
+            if (o.state == LoopbackCmId.State.LISTENING && !o.closed && o.udp == udp
                     && (a.isAnyLocalAddress() || a.equals(destination.getAddress()))) {
                 return o;
             }
@@ -105,10 +105,17 @@ final class LoopbackCm {
      * delay fault injection asks for this event type, if any.
      */
     void deliver(LoopbackCmId target, CmEventType type, int status, LoopbackCmId listenId, byte[] privateData) {
+        deliver(target, type, status, listenId, privateData, null);
+    }
+
+    /** {@link #deliver} of an event that carries a datagram destination (UDP ESTABLISHED, MULTICAST_JOIN). */
+    void deliver(LoopbackCmId target, CmEventType type, int status, LoopbackCmId listenId, byte[] privateData,
+            io.reactiverdma.reactive.impl.verbs.DatagramRoute route) {
         if (target.dead) {
             return;
         }
-        CmEventInfo e = new CmEventInfo(type, status, target, listenId, privateData == null ? new byte[0] : privateData);
+        CmEventInfo e = new CmEventInfo(type, status, target, listenId, privateData == null ? new byte[0] : privateData,
+                route);
         long delay = stack.faults.takeEventDelay(type);
         if (delay > 0) {
             stack.schedule(() -> enqueue(target, e), delay);

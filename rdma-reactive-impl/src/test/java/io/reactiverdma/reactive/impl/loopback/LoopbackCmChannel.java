@@ -25,11 +25,11 @@ public final class LoopbackCmChannel implements CmChannel {
         if (closed) {
             throw Errnos.fail("rdma_create_id", Errnos.EBADF, "the event channel was destroyed");
         }
-        if (portSpace != PortSpace.TCP) {
-            throw Errnos.fail("rdma_create_id", Errnos.EINVAL, "the loopback supports RDMA_PS_TCP only, not "
+        if (portSpace != PortSpace.TCP && portSpace != PortSpace.UDP) {
+            throw Errnos.fail("rdma_create_id", Errnos.EINVAL, "the loopback supports RDMA_PS_TCP and RDMA_PS_UDP only, not "
                     + portSpace);
         }
-        return new LoopbackCmId(stack, this, null);
+        return new LoopbackCmId(stack, this, null, portSpace == PortSpace.UDP);
     }
 
     /** Queues an event (dropped when the channel was destroyed). */

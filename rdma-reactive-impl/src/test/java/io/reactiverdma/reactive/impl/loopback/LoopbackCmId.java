@@ -13,7 +13,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 /**
- * An rdma_cm id (RDMA_PS_TCP). Every call checks the state like librdmacm and the kernel do and throws a
+ * An rdma_cm id (RDMA_PS_TCP, or RDMA_PS_UDP: SIDR, UD QPs, multicast joins). Every call checks the state like librdmacm and the kernel do and throws a
  * {@link io.reactiverdma.natives.NativeCallException} naming the call (errno EINVAL for a wrong state,
  * EBADF after close). Events go to the channel it was made on (a connect request's id: the listener's).
  */
@@ -40,8 +40,17 @@ public final class LoopbackCmId implements CmId {
     /** rdma_set_option values: -1 while unset (what rdma_cm's defaults would be). */
     volatile int typeOfService = -1;
     volatile int ackTimeout = -1;
+    /** RDMA_PS_UDP: SIDR instead of connections, UD QPs, multicast. */
+    final boolean udp;
+    /** The multicast groups joined through this id (fabric lock). */
+    private final java.util.Set<InetAddress> joined = new java.util.HashSet<>();
 
     LoopbackCmId(LoopbackStack stack, LoopbackCmChannel channel, LoopbackCmId listenerParent) {
+        this(stack, channel, listenerParent, false);
+    }
+
+    LoopbackCmId(LoopbackStack stack, LoopbackCmChannel channel, LoopbackCmId listenerParent, boolean udp) {
+        this.udp = udp;
         this.stack = stack;
         this.channel = channel;
         this.listenerParent = listenerParent;
@@ -167,6 +176,105 @@ public final class LoopbackCmId implements CmId {
 
     @Override
     public QueuePair createQueuePair(ProtectionDomain pd, CompletionQueue cq, QpSpec spec) {
+        if (udp) {
+            throw Errnos.fail("rdma_create_qp", Errnos.EINVAL, description() + " is on RDMA_PS_UDP: its QPs are UD");
+        }
+        return createQp(pd, cq, spec);
+    }
+
+    @Override
+    public QueuePair createDatagramQueuePair(ProtectionDomain pd, CompletionQueue cq, QpSpec spec) {
+        if (!udp) {
+            throw Errnos.fail("rdma_create_qp", Errnos.EINVAL, description() + " is on RDMA_PS_TCP: its QPs are RC");
+        }
+        LoopbackQueuePair q = createQp(pd, cq, spec);
+        synchronized (stack.lock) {
+            q.ud = true;
+            q.state = LoopbackQueuePair.State.RTS; // librdmacm moves a UD QP to RTS with the port space's Q_Key
+            stack.datagrams.register(q);
+        }
+        return q;
+    }
+
+    @Override
+    public int activeMtu() {
+        return stack.datagramMtu;
+    }
+
+    @Override
+    public void acceptDatagram(int qpNum) {
+        synchronized (stack.lock) {
+            open("rdma_accept");
+            if (state != State.REQUEST || !udp) {
+                throw state("rdma_accept");
+            }
+            LoopbackCmId client = peer;
+            state = State.DISCONNECTED; // a SIDR request is answered once; the id only waits to be destroyed
+            if (client != null && !client.closed && client.state == State.CONNECTING) {
+                client.state = State.CONNECTED;
+                stack.cm.deliver(client, CmEventType.ESTABLISHED, 0, null, null,
+                        LoopbackDatagrams.route(local.getAddress(), qpNum));
+            }
+        }
+    }
+
+    @Override
+    public void joinMulticast(InetSocketAddress group) {
+        synchronized (stack.lock) {
+            open("rdma_join_multicast");
+            if (!udp || device == null || (state != State.BOUND && state != State.ADDR_RESOLVED)) {
+                throw state("rdma_join_multicast"); // the kernel refuses joins on listening or unbound ids
+            }
+            if (!group.getAddress().isMulticastAddress() || joined.contains(group.getAddress())) {
+                throw Errnos.fail("rdma_join_multicast", Errnos.EINVAL, group + " is not a multicast group or joined");
+            }
+            int failure = stack.faults.takeJoinFailure();
+            if (failure != 0) {
+                stack.cm.deliver(this, CmEventType.MULTICAST_ERROR, failure, null, null);
+                return;
+            }
+            joined.add(group.getAddress());
+            if (qp != null) {
+                stack.datagrams.attach(group.getAddress(), qp);
+            }
+            stack.cm.deliver(this, CmEventType.MULTICAST_JOIN, 0, null, null,
+                    LoopbackDatagrams.route(group.getAddress(), LoopbackDatagrams.MULTICAST_QPN));
+        }
+    }
+
+    @Override
+    public void leaveMulticast(InetSocketAddress group) {
+        synchronized (stack.lock) {
+            open("rdma_leave_multicast");
+            if (!joined.remove(group.getAddress())) {
+                throw Errnos.fail("rdma_leave_multicast", Errnos.EADDRNOTAVAIL, group + " was not joined");
+            }
+            if (qp != null) {
+                stack.datagrams.detach(group.getAddress(), qp);
+            }
+        }
+    }
+
+    /** The groups joined through this id. */
+    public java.util.Set<InetAddress> joinedGroups() {
+        synchronized (stack.lock) {
+            return java.util.Set.copyOf(joined);
+        }
+    }
+
+    @Override
+    public io.reactiverdma.reactive.impl.verbs.AddressHandle createAddressHandle(ProtectionDomain pd,
+            io.reactiverdma.reactive.impl.verbs.DatagramRoute route) {
+        return stack.datagrams.handle(route);
+    }
+
+    @Override
+    public io.reactiverdma.reactive.impl.verbs.AddressHandle createReplyAddressHandle(ProtectionDomain pd,
+            java.nio.ByteBuffer grh, int sourceQpn) {
+        return stack.datagrams.replyHandle(grh);
+    }
+
+    private LoopbackQueuePair createQp(ProtectionDomain pd, CompletionQueue cq, QpSpec spec) {
         LoopbackQueuePair q;
         synchronized (stack.lock) {
             open("rdma_create_qp");
@@ -287,14 +395,14 @@ public final class LoopbackCmId implements CmId {
                         ? new byte[LoopbackCm.REJECT_PRIVATE_DATA] : null);
                 return;
             }
-            LoopbackCmId listener = stack.cm.listener(remote);
+            LoopbackCmId listener = stack.cm.listener(remote, udp);
             if (listener == null) {
                 state = State.FAILED;
                 stack.cm.deliver(this, CmEventType.REJECTED, LoopbackCm.REJ_INVALID_SERVICE_ID, null,
                         new byte[LoopbackCm.REJECT_PRIVATE_DATA]);
                 return;
             }
-            LoopbackCmId child = new LoopbackCmId(stack, listener.channel, listener);
+            LoopbackCmId child = new LoopbackCmId(stack, listener.channel, listener, udp);
             child.device = stack.deviceOf(remote.getAddress());
             child.local = new InetSocketAddress(remote.getAddress(), listener.local.getPort());
             child.remote = local;
@@ -384,6 +492,12 @@ public final class LoopbackCmId implements CmId {
                 rejectPeer(null); // destroying an unanswered request rejects it, like the kernel's CM
             }
             closed = true;
+            if (qp != null) {
+                for (InetAddress g : joined) {
+                    stack.datagrams.detach(g, qp); // destroying an id leaves its groups
+                }
+            }
+            joined.clear();
             stack.cm.unbind(this);
             stack.cm.ids.remove(this);
         }

@@ -20,7 +20,13 @@ import java.util.concurrent.TimeUnit;
  */
 public final class LoopbackCompletionQueue implements CompletionQueue {
     /** One work completion ({@code struct ibv_wc} fields, imm in host order). */
-    public record Completion(long wrId, int status, int opcode, int vendorErr, int byteLen, int immData, int wcFlags) {
+    public record Completion(long wrId, int status, int opcode, int vendorErr, int byteLen, int immData, int wcFlags,
+                             int srcQp) {
+        /** A completion of a connected QP (no source QP to name). */
+        public Completion(long wrId, int status, int opcode, int vendorErr, int byteLen, int immData, int wcFlags) {
+            this(wrId, status, opcode, vendorErr, byteLen, immData, wcFlags, 0);
+        }
+
     }
 
     /** Which calls a {@link LoopbackFaults#failCqCalls} fault hits. */
@@ -125,9 +131,18 @@ public final class LoopbackCompletionQueue implements CompletionQueue {
         for (int i = 0; i < n; i++) {
             Completion c = scratch[i];
             scratch[i] = null;
+            currentSrcQp = c.srcQp();
             handler.onCompletion(c.wrId(), c.status(), c.opcode(), c.vendorErr(), c.byteLen(), c.immData(), c.wcFlags());
         }
         return n;
+    }
+
+    /** The src_qp of the completion being handed to the handler. */
+    private int currentSrcQp;
+
+    @Override
+    public int sourceQpn() {
+        return currentSrcQp;
     }
 
     @Override

@@ -299,8 +299,37 @@ public final class LoopbackFaults {
         }
     }
 
+    private int datagramDrops;
+    private int joinFailure;
+
+    /** The next {@code n} datagrams (unicast, or a group's copies) are lost on the "wire". */
+    public synchronized void dropNextDatagrams(int n) {
+        datagramDrops += n;
+    }
+
+    synchronized boolean takeDatagramDrop() {
+        if (datagramDrops == 0) {
+            return false;
+        }
+        datagramDrops--;
+        return true;
+    }
+
+    /** The next rdma_join_multicast is answered with MULTICAST_ERROR and {@code status}. */
+    public synchronized void failNextJoin(int status) {
+        joinFailure = status;
+    }
+
+    synchronized int takeJoinFailure() {
+        int s = joinFailure;
+        joinFailure = 0;
+        return s;
+    }
+
     /** Removes every pending fault (not hangs or dead hosts). */
     public synchronized void clear() {
+        datagramDrops = 0;
+        joinFailure = 0;
         cqFaults.clear();
         postRefusals.clear();
         completionFaults.clear();

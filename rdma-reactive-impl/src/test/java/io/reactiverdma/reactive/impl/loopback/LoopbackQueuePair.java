@@ -10,7 +10,7 @@ import io.reactiverdma.verbs.WrOpcode;
 import java.util.ArrayDeque;
 
 /**
- * An RC queue pair. Posting validates and queues (the depth counts work requests posted and not completed);
+ * An RC queue pair, or a UD one ({@link #ud}: see {@link LoopbackDatagrams}). Posting validates and queues (the depth counts work requests posted and not completed);
  * the stack's wire thread executes the send queue once the QP is connected (RTS) and generates every
  * completion. In ERR everything posted, before or after, completes with WR_FLUSH_ERR in order. Destroying it
  * drops what is queued without completions, like ibv_destroy_qp.
@@ -20,7 +20,8 @@ public final class LoopbackQueuePair implements QueuePair {
     public enum State { INIT, RTS, ERR, DESTROYED }
 
     record SendWqe(long wrId, WrOpcode opcode, int flags, boolean hasSge, long addr, int length, int lkey,
-                   byte[] inline, long remoteAddr, int rkey, long compareAdd, long swap, int imm, Bind bind) {
+                   byte[] inline, long remoteAddr, int rkey, long compareAdd, long swap, int imm, long ahKey,
+                   int remoteQpn, int remoteQkey, Bind bind) {
         boolean signaled() {
             return (flags & SendFlags.SIGNALED) != 0;
         }
@@ -54,6 +55,8 @@ public final class LoopbackQueuePair implements QueuePair {
     final int maxSendWr;
     final int maxRecvWr;
     private final int maxInline;
+    /** An unreliable-datagram QP (rdma_create_qp on a UDP id): RTS at once, sends go by address handle. */
+    boolean ud;
     // ---- fabric lock
     State state = State.INIT;
     LoopbackQueuePair peer;
@@ -175,12 +178,15 @@ public final class LoopbackQueuePair implements QueuePair {
             throw refused("ibv_post_send", Errnos.ENOMEM, i, "send queue full (" + maxSendWr + ")");
         }
         if (op == WrOpcode.BIND_MW) {
-            return new SendWqe(c.wrId(i), op, flags, false, 0, 0, 0, null, 0, 0, 0, 0, 0, Bind.read(c, i));
+            return new SendWqe(c.wrId(i), op, flags, false, 0, 0, 0, null, 0, 0, 0, 0, 0, 0, 0, 0, Bind.read(c, i));
         }
         if (op == WrOpcode.LOCAL_INV) {
             int at = (int) (c.address(i) - c.address()); // invalidate_rkey: host order, where imm_data is big-endian
             int rkey = c.buffer().getInt(at + SendWorkRequests.INVALIDATE_RKEY_OFFSET);
-            return new SendWqe(c.wrId(i), op, flags, false, 0, 0, 0, null, 0, rkey, 0, 0, 0, null);
+            return new SendWqe(c.wrId(i), op, flags, false, 0, 0, 0, null, 0, rkey, 0, 0, 0, 0, 0, 0, null);
+        }
+        if (ud && op != WrOpcode.SEND && op != WrOpcode.SEND_WITH_IMM) {
+            throw refused("ibv_post_send", Errnos.EINVAL, i, "opcode " + op + " not supported on a UD QP");
         }
         if (op == null || !(op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE
                 || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.RDMA_READ
@@ -222,7 +228,8 @@ public final class LoopbackQueuePair implements QueuePair {
         boolean atomic = op == WrOpcode.ATOMIC_CMP_AND_SWP || op == WrOpcode.ATOMIC_FETCH_AND_ADD;
         return new SendWqe(c.wrId(i), op, flags, hasSge, addr, len, lkey, inline, c.remoteAddr(i),
                 atomic ? c.atomicRkey(i) : c.rkey(i), atomic ? c.compareAdd(i) : 0, atomic ? c.swap(i) : 0,
-                op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE_WITH_IMM ? c.immData(i) : 0, null);
+                op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE_WITH_IMM ? c.immData(i) : 0,
+                ud ? c.udAh(i) : 0, ud ? c.udRemoteQpn(i) : 0, ud ? c.udRemoteQkey(i) : 0, null);
     }
 
     @Override
@@ -306,6 +313,9 @@ public final class LoopbackQueuePair implements QueuePair {
             }
             state = State.DESTROYED;
             stack.memory.invalidateWindowsOf(this);
+            if (ud) {
+                stack.datagrams.unregister(this);
+            }
             pd.device.resources.outstanding(-(sq.size() + rq.size()));
             sq.clear();
             rq.clear();
@@ -317,6 +327,6 @@ public final class LoopbackQueuePair implements QueuePair {
 
     @Override
     public String toString() {
-        return "qp " + qpNum + " of " + id.description();
+        return (ud ? "ud qp " : "qp ") + qpNum + " of " + id.description();
     }
 }

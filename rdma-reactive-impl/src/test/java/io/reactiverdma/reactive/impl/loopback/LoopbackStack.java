@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * An in-JVM RDMA stack: rdma_cm and RC queue pairs on loopback devices, with verbs semantics enforced (keys,
+ * An in-JVM RDMA stack: rdma_cm, RC and UD queue pairs (and multicast, {@link LoopbackDatagrams}) on loopback devices, with verbs semantics enforced (keys,
  * bounds, access, queue depths, RNR and transport retries, flushes, completion channel) and faults injected
  * on command ({@link #faults()}). One "wire" thread per stack executes every work request of every device
  * and generates every completion, asynchronously to the posting threads, in order per queue.
@@ -32,6 +32,10 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
     final String name;
     final LoopbackResources resources;
     final LoopbackFaults faults;
+    /** UD delivery, multicast groups and address handles (fabric lock). */
+    final LoopbackDatagrams datagrams = new LoopbackDatagrams(this);
+    /** The active MTU UDP ids report (rxe on a 1500-byte netdev: 1024). */
+    volatile int datagramMtu = 1024;
     final LoopbackMemory memory;
     final LoopbackCm cm;
     final LoopbackWire wire;
@@ -201,6 +205,23 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
     }
 
     /** The live rdma_cm ids (for tests that inject faults into connections the engine made). */
+    /** UD address handles not destroyed yet. */
+    public int liveAddressHandles() {
+        return datagrams.liveHandles();
+    }
+
+    /** Datagrams the loopback "wire" dropped: no receive posted, no such QP, or injected. */
+    public long datagramsDropped() {
+        synchronized (lock) {
+            return datagrams.dropped;
+        }
+    }
+
+    /** Sets the active MTU that UDP ids report (the largest UD payload). */
+    public void datagramMtu(int bytes) {
+        datagramMtu = bytes;
+    }
+
     public List<LoopbackCmId> liveIds() {
         return new ArrayList<>(cm.ids);
     }

@@ -202,6 +202,11 @@ final class LoopbackWire {
         if (w.opcode() == WrOpcode.LOCAL_INV) {
             return invalidate(qp, w.rkey());
         }
+        if (qp.ud) {
+            byte[] data = localSource(qp, w, new Check[1]);
+            Integer sent = data == null ? null : stack.datagrams.send(qp, w, data);
+            return sent == null ? Result.failed(WcStatus.LOC_PROT_ERR) : Result.done(sent);
+        }
         LoopbackQueuePair peer = qp.peer;
         if (peer == null || peer.state != State.RTS || peer.dead) {
             return Result.NO_ANSWER_WAIT; // packets to a QP that is gone, in ERR or dead are dropped

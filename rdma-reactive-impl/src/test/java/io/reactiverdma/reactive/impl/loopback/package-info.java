@@ -6,6 +6,8 @@
  *
  * <h2>Model</h2>
  * <ul>
+ * <li>Unreliable datagrams and multicast ({@link io.reactiverdma.reactive.impl.loopback.LoopbackDatagrams}):
+ * SIDR on RDMA_PS_UDP, UD QPs, a GRH like rxe's, silent drops, injected loss and join failures.</li>
  * <li>One "wire" thread per stack executes every work request of every device and generates every
  * completion; posting only validates and queues. Shared state is guarded by one fabric lock.</li>
  * <li>Memory: registrations get fake page-aligned, never overlapping, never reused address ranges (with a

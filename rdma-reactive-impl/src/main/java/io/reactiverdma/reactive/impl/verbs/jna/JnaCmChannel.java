@@ -52,7 +52,8 @@ final class JnaCmChannel implements CmChannel {
             return null;
         }
         return new CmEventInfo(e.type(), e.status(), wrap(e.id()), e.listenId() == null ? null : wrap(e.listenId()),
-                e.privateData());
+                e.privateData(), e.ahAttr() == null ? null
+                        : new io.reactiverdma.reactive.impl.verbs.DatagramRoute(e.remoteQpNum(), e.qkey(), e.ahAttr()));
     }
 
     @Override

@@ -2,7 +2,9 @@ package io.reactiverdma.reactive.impl.verbs.jna;
 
 import io.reactiverdma.cm.ConnParam;
 import io.reactiverdma.cm.RdmaCmId;
+import io.reactiverdma.reactive.impl.verbs.AddressHandle;
 import io.reactiverdma.reactive.impl.verbs.CmId;
+import io.reactiverdma.reactive.impl.verbs.DatagramRoute;
 import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
 import io.reactiverdma.reactive.impl.verbs.ConnectSpec;
 import io.reactiverdma.reactive.impl.verbs.Device;
@@ -63,11 +65,49 @@ final class JnaCmId implements CmId {
 
     @Override
     public QueuePair createQueuePair(ProtectionDomain pd, CompletionQueue cq, QpSpec spec) {
-        JnaCompletionQueue q = (JnaCompletionQueue) cq;
-        io.reactiverdma.verbs.QueuePair qp = id.createQueuePair(((JnaProtectionDomain) pd).pd,
-                QpInitAttributes.rc(q.cq()).maxSendWr(spec.maxSendWr()).maxRecvWr(spec.maxRecvWr())
-                        .maxSendSge(1).maxRecvSge(1).maxInlineData(spec.maxInlineData()));
-        return new JnaQueuePair(qp);
+        return queuePair(pd, QpInitAttributes.rc(((JnaCompletionQueue) cq).cq()), spec);
+    }
+
+    private QueuePair queuePair(ProtectionDomain pd, QpInitAttributes type, QpSpec spec) {
+        return new JnaQueuePair(id.createQueuePair(((JnaProtectionDomain) pd).pd, type.maxSendWr(spec.maxSendWr())
+                .maxRecvWr(spec.maxRecvWr()).maxSendSge(1).maxRecvSge(1).maxInlineData(spec.maxInlineData())));
+    }
+
+    @Override
+    public QueuePair createDatagramQueuePair(ProtectionDomain pd, CompletionQueue cq, QpSpec spec) {
+        return queuePair(pd, QpInitAttributes.ud(((JnaCompletionQueue) cq).cq()), spec);
+    }
+
+    @Override
+    public int activeMtu() {
+        return id.verbsContext().queryPort(id.portNum()).activeMtu().bytes();
+    }
+
+    @Override
+    public void acceptDatagram(int qpNum) {
+        id.accept(ConnParam.create().userQp(qpNum, false));
+    }
+
+    @Override
+    public void joinMulticast(InetSocketAddress group) {
+        id.joinMulticast(group);
+    }
+
+    @Override
+    public void leaveMulticast(InetSocketAddress group) {
+        id.leaveMulticast(group);
+    }
+
+    @Override
+    public AddressHandle createAddressHandle(ProtectionDomain pd, DatagramRoute route) {
+        return new JnaAddressHandle(((JnaProtectionDomain) pd).pd.createAddressHandle(route.attributes()));
+    }
+
+    @Override
+    public AddressHandle createReplyAddressHandle(ProtectionDomain pd, java.nio.ByteBuffer grh, int sourceQpn) {
+        return new JnaAddressHandle(((JnaProtectionDomain) pd).pd.createAddressHandleFromGrh(
+                com.sun.jna.Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(grh.slice())), sourceQpn,
+                id.portNum()));
     }
 
     @Override

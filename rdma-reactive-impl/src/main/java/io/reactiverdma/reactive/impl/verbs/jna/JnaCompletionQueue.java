@@ -16,6 +16,8 @@ final class JnaCompletionQueue implements CompletionQueue {
     private final WakeupFd wakeup;
     private final WorkCompletions wcs;
     private int unacked;
+    /** The index in {@link #wcs} of the completion being handed to the handler. */
+    private int current;
 
     private final Runnable onClose;
 
@@ -53,10 +55,16 @@ final class JnaCompletionQueue implements CompletionQueue {
     public int poll(Handler handler) {
         int n = cq.poll(wcs);
         for (int i = 0; i < n; i++) {
+            current = i;
             handler.onCompletion(wcs.wrId(i), wcs.statusCode(i), wcs.opcodeCode(i), wcs.vendorErr(i),
                     wcs.byteLen(i), wcs.immData(i), wcs.wcFlags(i));
         }
         return n;
+    }
+
+    @Override
+    public int sourceQpn() {
+        return wcs.srcQp(current);
     }
 
     @Override

@@ -1,0 +1,303 @@
+package io.reactiverdma.reactive.impl;
+
+import io.reactiverdma.cm.PortSpace;
+import io.reactiverdma.reactive.InvalidRequestException;
+import io.reactiverdma.reactive.RdmaConnectException;
+import io.reactiverdma.reactive.RdmaDatagram;
+import io.reactiverdma.reactive.RdmaDatagramEndpoint;
+import io.reactiverdma.reactive.RdmaDatagramMessage;
+import io.reactiverdma.reactive.RdmaMulticastException;
+import io.reactiverdma.reactive.RdmaOption;
+import io.reactiverdma.reactive.impl.loopback.LoopbackCmId;
+import io.reactiverdma.reactive.impl.loopback.LoopbackResources.Kind;
+import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.test.StepVerifier;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The datagram engine on the loopback device (which models rxe's UD: SIDR resolution, GRH, silent drops,
+ * multicast attach): sending, replying, demand, loss, joins and their failures, and closing.
+ */
+class DatagramLoopbackTest {
+    private static final Duration WAIT = Duration.ofSeconds(15);
+    private static final String HOST = "10.77.0.1";
+
+    private LoopbackStack stack;
+    private RdmaEngine engine;
+    private final List<Disposable> subscriptions = new ArrayList<>();
+
+    @BeforeEach
+    void start() {
+        stack = LoopbackStack.create();
+        engine = new RdmaEngine(stack);
+    }
+
+    @AfterEach
+    void stop() {
+        subscriptions.forEach(Disposable::dispose);
+        engine.shutdown().block(WAIT);
+        stack.resources().awaitReleased(WAIT); // every QP, CQ, id, registration, PD and channel
+        assertEquals(0, stack.liveAddressHandles(), "address handles left");
+        stack.close();
+    }
+
+    private RdmaDatagramEndpoint bind() {
+        return engine.bindDatagram(RdmaDatagram.create().host(HOST).port(0).configuration()).block(WAIT);
+    }
+
+    private static ByteBuffer text(String s) {
+        return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String text(RdmaDatagramMessage m) {
+        String s = new String(m.toByteArray(), StandardCharsets.UTF_8);
+        m.release();
+        return s;
+    }
+
+    private static RdmaDatagramMessage next(BlockingQueue<RdmaDatagramMessage> q) throws InterruptedException {
+        RdmaDatagramMessage m = q.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+        if (m == null) {
+            fail("no datagram within " + WAIT);
+        }
+        return m;
+    }
+
+    @Test
+    void aPeerIsResolvedOnceSentToWithImmediateAndAnswered() throws Exception {
+        RdmaDatagramEndpoint a = bind();
+        RdmaDatagramEndpoint b = bind();
+        assertEquals(1024 - 40, a.maxMessageSize(), "the MTU minus the GRH");
+        BlockingQueue<RdmaDatagramMessage> atB = new LinkedBlockingQueue<>();
+        subscriptions.add(b.receive().subscribe(atB::add));
+        a.send(text("ping"), b.localAddress(), 5).block(WAIT);
+        RdmaDatagramMessage got = next(atB);
+        assertEquals(5, got.immediate());
+        assertEquals(a.qpNumber(), got.senderQpNumber());
+        assertEquals(HOST, got.sender().getAddress().getHostAddress());
+        assertNull(got.group());
+        BlockingQueue<RdmaDatagramMessage> atA = new LinkedBlockingQueue<>();
+        subscriptions.add(a.receive().subscribe(atA::add));
+        b.reply(got, text("pong"), 6).block(WAIT);
+        got.release();
+        StepVerifier.create(b.reply(got, text("again"), 6))
+                .expectErrorSatisfies(e -> assertEquals(InvalidRequestException.Reason.BUFFER_RELEASED,
+                        ((InvalidRequestException) e).reason()))
+                .verify(WAIT);
+        assertEquals("pong", text(next(atA)));
+        Flux.range(0, 50).flatMap(i -> a.send(text("m" + i), b.localAddress()), 8).blockLast(WAIT);
+        for (int i = 0; i < 50; i++) {
+            text(next(atB));
+        }
+        long idsWhileOpen = stack.liveIds().size();
+        assertEquals(4, idsWhileOpen, "each endpoint: a data id and a listening id; the resolving id is gone");
+    }
+
+    @Test
+    void badRequestsAreRefusedTypedAndNothingIsPosted() throws Exception {
+        RdmaDatagramEndpoint a = bind();
+        long until = System.nanoTime() + WAIT.toNanos();
+        while (stack.resources().count(Kind.OUTSTANDING_WR) < 64 && System.nanoTime() < until) {
+            Thread.onSpinWait(); // the receives are posted by the poller right after bind
+        }
+        long outstanding = stack.resources().count(Kind.OUTSTANDING_WR);
+        assertEquals(64, outstanding, "RECEIVE_QUEUE_DEPTH receives posted");
+        StepVerifier.create(a.send(ByteBuffer.allocate(a.maxMessageSize() + 1), new InetSocketAddress(HOST, 9)))
+                .expectErrorSatisfies(e -> assertEquals(InvalidRequestException.Reason.MESSAGE_TOO_LARGE,
+                        ((InvalidRequestException) e).reason()))
+                .verify(WAIT);
+        StepVerifier.create(a.send(text("x"), new InetSocketAddress("239.0.0.9", 0)))
+                .expectErrorSatisfies(e -> assertEquals(InvalidRequestException.Reason.NOT_JOINED,
+                        ((InvalidRequestException) e).reason()))
+                .verify(WAIT);
+        StepVerifier.create(a.join(new InetSocketAddress(HOST, 0)))
+                .expectErrorSatisfies(e -> assertEquals(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                        ((InvalidRequestException) e).reason()))
+                .verify(WAIT);
+        assertEquals(outstanding, stack.resources().count(Kind.OUTSTANDING_WR), "nothing was posted");
+        // No endpoint listens there: SIDR is rejected, typed, and the resolving id is destroyed.
+        StepVerifier.create(a.send(text("x"), new InetSocketAddress(HOST, 9)))
+                .expectError(RdmaConnectException.class)
+                .verify(WAIT);
+        assertEquals(2, stack.liveIds().size());
+        StepVerifier.create(Flux.merge(a.receive(), a.receive()))
+                .expectError(IllegalStateException.class)
+                .verify(WAIT);
+    }
+
+    @Test
+    void lossIsSilentOnTheWireAndCountedWhereTheEngineSeesIt() throws Exception {
+        RdmaDatagramEndpoint a = bind();
+        RdmaDatagramEndpoint b = bind();
+        // Nobody subscribes to b's own datagrams yet: they are dropped and counted by b.
+        a.send(text("unseen"), b.localAddress()).block(WAIT);
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (b.droppedCount() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(1, b.droppedCount());
+        BlockingQueue<RdmaDatagramMessage> atB = new LinkedBlockingQueue<>();
+        subscriptions.add(b.receive().subscribe(atB::add));
+        stack.faults().dropNextDatagrams(3);
+        for (int i = 0; i < 10; i++) {
+            a.send(text(Integer.toString(i)), b.localAddress()).block(WAIT); // each completes: sent is not received
+        }
+        List<String> got = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            got.add(text(next(atB)));
+        }
+        assertEquals(List.of("3", "4", "5", "6", "7", "8", "9"), got);
+        assertEquals(3, stack.datagramsDropped());
+        assertNull(atB.poll(100, TimeUnit.MILLISECONDS));
+    }
+
+    @Test
+    void withoutDemandDatagramsWaitInTheirBuffersAndThenTheDeviceDropsThem() throws Exception {
+        RdmaDatagramEndpoint a = bind();
+        RdmaDatagramEndpoint b = engine.bindDatagram(RdmaDatagram.create().host(HOST).port(0)
+                .option(RdmaOption.RECEIVE_QUEUE_DEPTH, 8).configuration()).block(WAIT);
+        List<RdmaDatagramMessage> got = new ArrayList<>();
+        BaseSubscriber<RdmaDatagramMessage> slow = new BaseSubscriber<>() {
+            @Override
+            protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+                request(2);
+            }
+
+            @Override
+            protected void hookOnNext(RdmaDatagramMessage m) {
+                synchronized (got) {
+                    got.add(m);
+                }
+            }
+        };
+        b.receive().subscribe(slow);
+        subscriptions.add(slow);
+        for (int i = 0; i < 20; i++) {
+            a.send(text(Integer.toString(i)), b.localAddress()).block(WAIT);
+        }
+        Thread.sleep(200);
+        synchronized (got) {
+            assertEquals(2, got.size(), "only what was asked for is delivered");
+        }
+        assertEquals(12, stack.datagramsDropped(), "8 buffers held the first 8; the device dropped the other 12");
+        slow.request(100);
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (size(got) < 8 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(8, size(got));
+        got.forEach(RdmaDatagramMessage::release); // the buffers go back: new datagrams arrive again
+        a.send(text("after"), b.localAddress()).block(WAIT);
+        while (size(got) < 9 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals("after", text(got.get(8)));
+    }
+
+    private static int size(List<?> list) {
+        synchronized (list) {
+            return list.size();
+        }
+    }
+
+    @Test
+    void groupsDeliverToTheirJoinFluxLeaveOnCancelAndFailTyped() throws Exception {
+        RdmaDatagramEndpoint pub = bind();
+        RdmaDatagramEndpoint sub = bind();
+        InetSocketAddress g1 = new InetSocketAddress("239.1.1.1", 0);
+        InetSocketAddress g2 = new InetSocketAddress("239.1.1.2", 0);
+        BlockingQueue<RdmaDatagramMessage> one = new LinkedBlockingQueue<>();
+        BlockingQueue<RdmaDatagramMessage> two = new LinkedBlockingQueue<>();
+        BlockingQueue<RdmaDatagramMessage> own = new LinkedBlockingQueue<>();
+        subscriptions.add(sub.join(g1).subscribe(one::add));
+        Disposable second = sub.join(g2).subscribe(two::add);
+        subscriptions.add(sub.receive().subscribe(own::add));
+        subscriptions.add(pub.join(g1).subscribe(RdmaDatagramMessage::release));
+        subscriptions.add(pub.join(g2).subscribe(RdmaDatagramMessage::release));
+        for (InetSocketAddress g : List.of(g1, g2)) {
+            sub.joined(g).block(WAIT);
+            pub.joined(g).block(WAIT);
+        }
+        pub.send(text("a"), g1, 1).block(WAIT);
+        pub.send(text("b"), g2).block(WAIT);
+        RdmaDatagramMessage m = next(one);
+        assertEquals("239.1.1.1", m.group().getAddress().getHostAddress());
+        assertEquals(pub.qpNumber(), m.senderQpNumber());
+        assertEquals("a", text(m));
+        assertEquals("b", text(next(two)));
+        assertNull(own.poll(50, TimeUnit.MILLISECONDS), "group datagrams do not go to receive()");
+        second.dispose();
+        StepVerifier.create(sub.joined(g2)).expectError(InvalidRequestException.class).verify(WAIT);
+        long until = System.nanoTime() + WAIT.toNanos();
+        while (stack.liveIds().stream().noneMatch(id -> id.joinedGroups().size() == 1) && System.nanoTime() < until) {
+            Thread.sleep(5); // rdma_leave_multicast follows on the rdma_cm thread
+        }
+        LoopbackCmId dataId = stack.liveIds().stream().filter(id -> id.joinedGroups().size() == 1).findFirst()
+                .orElseThrow(() -> new AssertionError("the subscriber's data id should have left g2 only"));
+        assertEquals(1, dataId.joinedGroups().size());
+        pub.send(text("c"), g2).block(WAIT);
+        assertNull(two.poll(50, TimeUnit.MILLISECONDS));
+        // A join rdma_cm refuses fails typed, and the group can be joined later.
+        stack.faults().failNextJoin(-110);
+        StepVerifier.create(sub.join(new InetSocketAddress("239.1.1.3", 0)))
+                .expectErrorSatisfies(e -> assertEquals(-110, ((RdmaMulticastException) e).status()))
+                .verify(WAIT);
+        // Closing leaves every group and completes the group's flux.
+        InetSocketAddress g4 = new InetSocketAddress("239.1.1.4", 0);
+        reactor.core.publisher.Sinks.Empty<Void> fourDone = reactor.core.publisher.Sinks.empty();
+        subscriptions.add(sub.join(g4).subscribe(RdmaDatagramMessage::release, fourDone::tryEmitError,
+                fourDone::tryEmitEmpty));
+        sub.joined(g4).block(WAIT);
+        sub.dispose();
+        StepVerifier.create(fourDone.asMono()).expectComplete().verify(WAIT);
+        sub.onDispose().block(WAIT);
+        assertEquals(2, stack.liveIds().size(), "the subscriber's ids are destroyed: the publisher's two are left");
+        assertTrue(stack.liveIds().stream().anyMatch(id -> id.joinedGroups().size() == 2), "the publisher is still in both");
+    }
+
+    @Test
+    void closingFailsWaitingSendsAndReleasesTheEndpointsResources() {
+        long registrations = stack.resources().count(Kind.REGISTRATION);
+        RdmaDatagramEndpoint a = engine.bindDatagram(RdmaDatagram.create().host(HOST).port(0)
+                .option(RdmaOption.SEND_QUEUE_DEPTH, 1).configuration()).block(WAIT);
+        RdmaDatagramEndpoint b = bind();
+        a.send(text("resolved"), b.localAddress()).block(WAIT); // later sends only wait for the send slot
+        stack.faults().hang(stack.liveIds().get(0).device());
+        List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            subscriptions.add(a.send(text("x"), b.localAddress()).subscribe(null, errors::add));
+        }
+        stack.faults().resume(stack.liveIds().get(0).device());
+        a.dispose();
+        a.onDispose().block(WAIT);
+        b.dispose();
+        b.onDispose().block(WAIT);
+        assertEquals(0, stack.liveIds().size());
+        assertEquals(0, stack.liveAddressHandles());
+        assertEquals(0, stack.resources().count(Kind.QUEUE_PAIR));
+        assertEquals(0, stack.resources().count(Kind.OUTSTANDING_WR));
+        assertTrue(stack.resources().count(Kind.REGISTRATION) <= registrations + 2,
+                "the endpoints' slabs are deregistered (the device pool may keep its own)");
+        assertTrue(errors.stream().allMatch(e -> e instanceof InvalidRequestException), errors.toString());
+    }
+}
