@@ -33,8 +33,9 @@ import java.util.function.Function;
  * cycle. The flush posts everything that is ready then (the credit update first, then waiting operations,
  * then streams' messages, while slots and credits allow) as one chain: one {@code ibv_post_send}. A refused
  * chain ({@code bad_wr} at index k) fails exactly the requests from k on, typed, and closes the connection
- * (a device that refuses a post whose slots and credits were accounted for cannot be trusted with more);
- * the requests before k were posted and complete like any other.
+ * once the requests before k, which were posted, have completed like any other (a device that refuses a
+ * post whose slots and credits were accounted for cannot be trusted with more; closing at once would flush
+ * the requests it took).
  *
  * <h2>Selective signalling</h2> One request in {@code SIGNAL_INTERVAL}, and the last of every chain, asks
  * for a completion. Every posted request is kept in {@link #posted}, in post order, with its own pending
@@ -91,6 +92,11 @@ final class SendQueue {
     private boolean peerCreditWordOpen;
     private boolean established;
     private boolean closed;
+    /**
+     * A chain was refused: nothing more is posted, and the connection closes once what the device took
+     * has completed (closing at once would flush the requests before {@code bad_wr}, which the device took).
+     */
+    private RdmaException refusedWith;
     private boolean creditWaitRegistered;
 
     SendQueue(String description, QueuePair qp, PendingOperations pending, CompletionTarget target,
@@ -148,7 +154,7 @@ final class SendQueue {
     /** Queues {@code op} for the next flush; refused at once when the connection is closing. */
     void submit(Operation op) {
         if (closed) {
-            op.fail(closedError.apply("refused"));
+            op.fail(refusedWith != null ? refusedWith : closedError.apply("refused"));
             return;
         }
         if (op.cancelled) {
@@ -174,7 +180,7 @@ final class SendQueue {
     /** {@code stream} has staged messages or free slots: listed (until it ends), it is served by the next flush. */
     void streamReady(StreamingSend stream) {
         if (closed) {
-            stream.fail(closedError.apply("not posted"));
+            stream.fail(refusedWith != null ? refusedWith : closedError.apply("not posted"));
             return;
         }
         if (!stream.queued) {
@@ -378,7 +384,7 @@ final class SendQueue {
             postFence();
         }
         if (refusal != null) {
-            postFailed.accept(refusal);
+            refused(refusal);
         }
         return accepted;
     }
@@ -403,6 +409,35 @@ final class SendQueue {
                     + e.getMessage() + "); its posted requests end with the close");
         } finally {
             chain.clear();
+        }
+    }
+
+    /**
+     * After a refused chain: what waits fails with the refusal, nothing more is posted, and the connection
+     * closes when the requests the device took have completed (at once when there are none).
+     */
+    private void refused(RdmaException refusal) {
+        refusedWith = refusal;
+        closed = true;
+        Operation op;
+        while ((op = waiting.poll()) != null) {
+            op.fail(refusal);
+        }
+        for (StreamingSend s : streams.toArray(StreamingSend[]::new)) {
+            s.fail(refusal);
+        }
+        if (creditWaitRegistered) {
+            creditWaitRegistered = false;
+            metrics.creditsWaiting(-1);
+        }
+        closeIfRefusedAndIdle();
+    }
+
+    private void closeIfRefusedAndIdle() {
+        if (refusedWith != null && postedCount == 0) {
+            RdmaException refusal = refusedWith;
+            refusedWith = null;
+            postFailed.accept(refusal);
         }
     }
 
@@ -444,6 +479,7 @@ final class SendQueue {
             finish(e, true, false, null);
         }
         flushRequest.run();
+        closeIfRefusedAndIdle();
     }
 
     /** Frees the entry, counts it, and tells what it stood for. */
