@@ -61,10 +61,21 @@ public final class RdmaOption<T> {
     /** Transport retries after an ACK timeout. Default 6; 0..7. */
     public static final RdmaOption<Integer> RETRY_COUNT = intOption("RETRY_COUNT", 6, 0, 7);
 
+    /**
+     * Servers only: when positive, every connection of the server (per RDMA device) receives from one shared
+     * receive queue of this many buffers of {@link #RECEIVE_BUFFER_SIZE}, so the server's pinned receive
+     * memory is this times the buffer size whatever the number of connections; {@link #RECEIVE_QUEUE_DEPTH}
+     * is then the most of it one connection may hold (credits advertised plus messages not released). With
+     * credit flow control no load produces RNR. Clients ignore it. Default 0 (each connection has its own
+     * {@link #RECEIVE_QUEUE_DEPTH} buffers); 0..1048576 (and at most the device's {@code max_srq_wr}).
+     */
+    public static final RdmaOption<Integer> SHARED_RECEIVE_QUEUE_DEPTH = intOption("SHARED_RECEIVE_QUEUE_DEPTH", 0, 0, 1 << 20);
+
     /** Every option, for listing and validation. */
     public static final List<RdmaOption<?>> ALL = List.of(SEND_QUEUE_DEPTH, RECEIVE_QUEUE_DEPTH,
             RECEIVE_BUFFER_SIZE, MAX_INLINE_DATA, POLL_BATCH_SIZE, CREDIT_FLOW_CONTROL, COMPLETION_QUEUE_MODE,
-            IDLE_STRATEGY, CONNECT_TIMEOUT, READ_ATOMIC_DEPTH, RNR_RETRY_COUNT, RETRY_COUNT);
+            IDLE_STRATEGY, CONNECT_TIMEOUT, READ_ATOMIC_DEPTH, RNR_RETRY_COUNT, RETRY_COUNT,
+            SHARED_RECEIVE_QUEUE_DEPTH);
 
     private final String name;
     private final Class<T> type;

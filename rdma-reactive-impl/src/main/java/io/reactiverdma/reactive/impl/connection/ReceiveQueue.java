@@ -59,6 +59,8 @@ final class ReceiveQueue {
     private boolean finished;
     private Throwable terminalError;
     private int posted;
+    /** Receives come from this shared receive queue instead of {@link #buffers} (null: its own). */
+    private SharedReceives.Member shared;
 
     ReceiveQueue(String description, QueuePair qp, PendingOperations pending, CompletionTarget target,
             CompletionPoller poller, FlowControl flow, EngineMetrics metrics, EngineBuffer[] buffers, int bufferSize,
@@ -87,6 +89,29 @@ final class ReceiveQueue {
 
     CompletionPoller poller() {
         return poller;
+    }
+
+    /** From now on receive from an SRQ: credits are allotted from it, messages land in its buffers. */
+    void useShared(SharedReceives.Member member) {
+        this.shared = member;
+    }
+
+    String description() {
+        return description;
+    }
+
+    boolean isFinished() {
+        return finished;
+    }
+
+    boolean creditsAgreed() {
+        return flow.credits();
+    }
+
+    /** The SRQ has credits again for this waiting connection (its turn): take them and tell the peer. */
+    void creditsAvailable() {
+        post();
+        afterPost.run();
     }
 
     /** Receives posted and not completed yet. */
@@ -135,6 +160,10 @@ final class ReceiveQueue {
     /** Posts receives for the demand not covered yet, into free buffers, as one chain. */
     void post() {
         if (closing) {
+            return;
+        }
+        if (shared != null) {
+            shared.post(flow, undelivered.size());
             return;
         }
         int n = flow.receivesToPost(freeCount, undelivered.size());
@@ -191,10 +220,19 @@ final class ReceiveQueue {
             free[freeCount++] = index;
             return;
         }
+        arrived(buffers[index], index, generations[index], opcode, byteLen, imm, wcFlags);
+    }
+
+    /** A message for this connection landed in the SRQ's buffer {@code index} (see {@link SharedReceives}). */
+    void sharedArrived(EngineBuffer buffer, int index, int generation, int opcode, int byteLen, int imm, int wcFlags) {
+        arrived(buffer, index, generation, opcode, byteLen, imm, wcFlags);
+    }
+
+    private void arrived(EngineBuffer buffer, int index, int generation, int opcode, int byteLen, int imm, int wcFlags) {
         flow.received();
         // A WRITE_WITH_IMM's data went to the WRITE's target; the receive buffer holds nothing.
         int length = opcode == WcOpcode.RECV_RDMA_WITH_IMM.value() ? 0 : byteLen;
-        undelivered.add(new EngineMessage(this, buffers[index], index, generations[index], length,
+        undelivered.add(new EngineMessage(this, buffer, index, generation, length,
                 (wcFlags & WcFlags.WITH_IMM) != 0, imm));
         afterPost.run();
         deliver();
@@ -214,6 +252,14 @@ final class ReceiveQueue {
 
     /** A message's buffer came back ({@link EngineMessage#run()}). */
     void released(EngineMessage m) {
+        if (shared != null) {
+            shared.released(m.index, m.generation);
+            if (!finished) {
+                post();
+                afterPost.run();
+            }
+            return;
+        }
         if (generations[m.index] != m.generation) {
             throw new IllegalStateException(description + ": receive buffer " + m.index + " came back from generation "
                     + m.generation + " but is at " + generations[m.index] + " (released twice inside the engine)");
@@ -221,6 +267,7 @@ final class ReceiveQueue {
         generations[m.index]++;
         if (finished) {
             buffers[m.index].release();
+            metrics.receiveMemory(-bufferSize);
             return;
         }
         free[freeCount++] = m.index;
@@ -293,7 +340,11 @@ final class ReceiveQueue {
         for (int k = 0; k < freeCount; k++) {
             buffers[free[k]].release();
         }
+        metrics.receiveMemory(-(long) freeCount * bufferSize);
         freeCount = 0;
+        if (shared != null) {
+            shared.leave();
+        }
         if (sink == null) {
             dropUndelivered();
         }

@@ -11,6 +11,11 @@ public interface ProtectionDomain {
      */
     Registration register(ByteBuffer directBuffer, int accessFlags);
 
+    /**
+     * {@code ibv_create_srq} of at least {@code maxWr} receives of one SGE each, its limit not armed.
+     */
+    SharedReceiveQueue createSharedReceiveQueue(int maxWr);
+
     /** {@code ibv_dealloc_pd}, after every registration and QP of it is gone. */
     void close();
 }

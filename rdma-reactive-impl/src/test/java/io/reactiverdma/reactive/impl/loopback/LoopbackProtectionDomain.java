@@ -14,6 +14,7 @@ public final class LoopbackProtectionDomain implements ProtectionDomain {
     final LoopbackDevice device;
     final Set<LoopbackRegistration> registrations = ConcurrentHashMap.newKeySet();
     final Set<LoopbackQueuePair> queuePairs = ConcurrentHashMap.newKeySet();
+    final Set<LoopbackSharedReceiveQueue> srqs = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     LoopbackProtectionDomain(LoopbackDevice device) {
@@ -45,9 +46,26 @@ public final class LoopbackProtectionDomain implements ProtectionDomain {
     }
 
     @Override
+    public LoopbackSharedReceiveQueue createSharedReceiveQueue(int maxWr) {
+        if (closed) {
+            throw Errnos.fail("ibv_create_srq", Errnos.EINVAL, "the protection domain was deallocated");
+        }
+        if (maxWr < 1 || maxWr > device.maxSrqWr()) {
+            throw Errnos.fail("ibv_create_srq", Errnos.EINVAL, maxWr + " work requests (max_srq_wr " + device.maxSrqWr() + ")");
+        }
+        LoopbackSharedReceiveQueue q = new LoopbackSharedReceiveQueue(this, maxWr);
+        srqs.add(q);
+        return q;
+    }
+
+    @Override
     public void close() {
         if (closed) {
             return;
+        }
+        srqs.removeIf(LoopbackSharedReceiveQueue::isDestroyed);
+        if (!srqs.isEmpty()) {
+            throw Errnos.fail("ibv_dealloc_pd", Errnos.EBUSY, srqs.size() + " shared receive queues still use " + this);
         }
         if (!registrations.isEmpty() || !queuePairs.isEmpty()) {
             throw Errnos.fail("ibv_dealloc_pd", Errnos.EBUSY, registrations.size() + " registrations and "

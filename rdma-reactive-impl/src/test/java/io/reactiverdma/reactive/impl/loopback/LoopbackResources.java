@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class LoopbackResources {
     /** What is counted. */
     public enum Kind {
-        CM_CHANNEL, CM_ID, QUEUE_PAIR, COMPLETION_QUEUE, PROTECTION_DOMAIN, REGISTRATION,
+        CM_CHANNEL, CM_ID, QUEUE_PAIR, COMPLETION_QUEUE, PROTECTION_DOMAIN, REGISTRATION, SHARED_RECEIVE_QUEUE,
         /** Work requests posted and not completed yet (send and receive). */
         OUTSTANDING_WR
     }
