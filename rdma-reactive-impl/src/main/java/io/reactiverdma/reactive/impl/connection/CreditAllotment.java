@@ -16,9 +16,9 @@ import java.util.ArrayDeque;
  *     message consumes a posted receive and its sender's credit together. So a peer that sends only with
  *     credits always finds a receive.</li>
  * <li><b>A share each.</b> A connection may have at most {@link #shareLimit} credits plus held messages:
- *     the SRQ's depth divided among the active connections (those with credits, held messages, or waiting),
- *     at least 1 and at most {@code cap} ({@code RECEIVE_QUEUE_DEPTH}). A slow consumer that keeps its
- *     messages holds at most its share, and the others go on with the rest.</li>
+ *     the SRQ's depth divided among the active connections (those with credits, held messages, or waiting)
+ *     plus one, at least 1 and at most {@code cap} ({@code RECEIVE_QUEUE_DEPTH}). A slow consumer that keeps
+ *     its messages holds at most its share, and the others go on with the rest.</li>
  * <li><b>No starvation.</b> A connection that wants credits and gets none waits in a FIFO queue; while any
  *     wait, credits go to the queue's head first ({@link #nextWaiter}), so every waiter is served in turn as
  *     buffers come back.</li>
@@ -77,9 +77,13 @@ final class CreditAllotment {
         }
     }
 
-    /** The most credits plus held messages {@code s} may have now. */
+    /**
+     * The most credits plus held messages {@code s} may have now: the depth divided among the active
+     * connections and one more, so that even a connection alone leaves room for the next one (with a depth
+     * of 2 or more, one connection that never releases cannot take the whole SRQ).
+     */
     int shareLimit(Share s) {
-        int n = active + (isActive(s) ? 0 : 1);
+        int n = active + (isActive(s) ? 0 : 1) + 1;
         return Math.min(cap, Math.max(1, depth / n));
     }
 
