@@ -83,7 +83,7 @@ final class ReceiveQueue {
             free[i] = depth - 1 - i;
         }
         this.freeCount = depth;
-        this.wr = new ReceiveWorkRequests(depth, 1);
+        this.wr = new ReceiveWorkRequests(Math.max(1, depth), 1); // no buffers of its own on an SRQ
         this.batch = new PendingOperation[depth];
     }
 

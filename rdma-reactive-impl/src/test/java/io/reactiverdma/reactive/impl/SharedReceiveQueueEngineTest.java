@@ -1,0 +1,198 @@
+package io.reactiverdma.reactive.impl;
+
+import io.reactiverdma.reactive.DisposableRdmaServer;
+import io.reactiverdma.reactive.OperationType;
+import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.RdmaMetricsRecorder;
+import io.reactiverdma.reactive.RdmaOption;
+import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Queue;
+import java.util.Random;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A server with a shared receive queue on the loopback device, end to end: many connections whose server
+ * side asks for messages in random amounts and releases them after random delays (out of order), one of them
+ * a slow consumer; every message is checked on arrival and echoed back and checked again. With credits no
+ * send meets RNR (the loopback counts every one), the slow consumer does not hold up the others, and the
+ * server's pinned receive memory (its {@code receiveMemoryChanged} meter) is the SRQ's depth times the
+ * buffer size, whatever the number of connections; without SRQ it is that per connection.
+ */
+@Timeout(120)
+class SharedReceiveQueueEngineTest {
+    static final Duration WAIT = Duration.ofSeconds(60);
+    static final int BUFFER = 256;
+
+    private LoopbackStack stack;
+    private RdmaEngine engine;
+    private DisposableRdmaServer server;
+
+    /** Only the receive memory matters here; it keeps the current and the highest value. */
+    static final class MemoryRecorder implements RdmaMetricsRecorder {
+        final AtomicLong current = new AtomicLong();
+        final AtomicLong max = new AtomicLong();
+
+        @Override
+        public void receiveMemoryChanged(String device, long deltaBytes) {
+            max.accumulateAndGet(current.addAndGet(deltaBytes), Math::max);
+        }
+
+        @Override
+        public void recordOperation(String device, InetSocketAddress remote, OperationType op, Outcome outcome,
+                long latencyNanos, long bytes) {
+        }
+
+        @Override
+        public void recordCompletionError(String device, InetSocketAddress remote, String status) {
+        }
+
+        @Override
+        public void recordPollBatch(String device, int completions) {
+        }
+
+        @Override
+        public void recordStaleCompletion(String device) {
+        }
+
+        @Override
+        public void outstandingChanged(String device, InetSocketAddress remote, int delta) {
+        }
+
+        @Override
+        public void connectionsChanged(String device, InetSocketAddress remote, int delta) {
+        }
+
+        @Override
+        public void creditsWaitingChanged(String device, InetSocketAddress remote, int delta) {
+        }
+    }
+
+    @BeforeEach
+    void start() {
+        stack = LoopbackStack.create();
+        engine = new RdmaEngine(stack);
+    }
+
+    @AfterEach
+    void close() {
+        try {
+            if (server != null) {
+                server.disposeNow(Duration.ofSeconds(15));
+            }
+        } finally {
+            stack.close();
+        }
+    }
+
+    static ByteBuffer message(int conn, int seq) {
+        return ByteBuffer.allocate(16).putInt(0, conn).putInt(4, seq).putLong(8, checksum(conn, seq));
+    }
+
+    static long checksum(int conn, int seq) {
+        return (conn * 0x9E3779B97F4A7C15L) ^ (seq * 0xC2B2AE3D27D4EB4FL) ^ 0x5DEECE66DL;
+    }
+
+    /** The server side: random demand, out-of-order releases after random delays, echo; checks order. */
+    static Mono<Void> handle(RdmaConnection c, int index, long seed, Queue<String> errors) {
+        Random r = new Random(seed + index);
+        boolean slow = index == 0;
+        int rate = 1 + r.nextInt(8);
+        int concurrency = slow ? 64 : 1 + r.nextInt(8);
+        AtomicInteger expected = new AtomicInteger(-1);
+        return c.receive().limitRate(rate).flatMap(m -> {
+            ByteBuffer b = ByteBuffer.wrap(m.toByteArray());
+            int conn = b.getInt(0);
+            int seq = b.getInt(4);
+            if (b.capacity() != 16 || b.getLong(8) != checksum(conn, seq)) {
+                errors.add("corrupt message on server connection " + index);
+            }
+            int first = expected.compareAndExchange(-1, conn) == -1 ? conn : expected.get();
+            if (first != conn) {
+                errors.add("connection " + index + " got a message of client " + conn + " after one of " + first);
+            }
+            Duration hold = Duration.ofMillis(slow ? 40 : r.nextInt(3));
+            return Mono.delay(hold).then(Mono.fromRunnable(m::release)).then(c.send(b));
+        }, concurrency).then();
+    }
+
+    /** One client: n checked messages out, their n echoes checked back. */
+    static Mono<Void> exchange(RdmaEngine engine, RdmaTransportConfig config, int conn, int n, Queue<String> errors) {
+        return engine.connect(config).flatMap(c -> {
+            Mono<Long> echoes = c.receive().take(n).map(m -> {
+                ByteBuffer b = ByteBuffer.wrap(m.toByteArray());
+                m.release();
+                if (b.capacity() != 16 || b.getInt(0) != conn || b.getLong(8) != checksum(conn, b.getInt(4))) {
+                    errors.add("corrupt echo on client " + conn);
+                }
+                return b.getInt(4);
+            }).distinct().count();
+            Mono<Void> sends = Flux.range(0, n).concatMap(i -> c.send(message(conn, i)), 4).then();
+            return Mono.zip(echoes, sends.thenReturn(true)).map(t -> {
+                if (t.getT1() != n) {
+                    errors.add("client " + conn + " got " + t.getT1() + " distinct echoes of " + n);
+                }
+                return t.getT1();
+            }).doFinally(s -> c.dispose()).then(c.onDispose());
+        });
+    }
+
+    private long run(int connections, int messages, int srqDepth, int perConnection, MemoryRecorder memory) {
+        Queue<String> errors = new ConcurrentLinkedQueue<>();
+        AtomicInteger index = new AtomicInteger();
+        long seed = new Random().nextLong();
+        RdmaTransportConfig base = RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0)
+                .withOption(RdmaOption.RECEIVE_BUFFER_SIZE, BUFFER)
+                .withOption(RdmaOption.SEND_QUEUE_DEPTH, 16);
+        RdmaTransportConfig serverConfig = base.withOption(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH, srqDepth)
+                .withOption(RdmaOption.RECEIVE_QUEUE_DEPTH, perConnection).withMetrics(true, () -> memory);
+        server = engine.bind(serverConfig, c -> handle(c, index.getAndIncrement(), seed, errors)).block(WAIT);
+        assertNotNull(server);
+        RdmaTransportConfig clientConfig = base.withPort(server.port());
+        long rnrBefore = stack.rnrWaits();
+        Flux.range(0, connections).flatMap(i -> exchange(engine, clientConfig, i, messages, errors))
+                .then().block(WAIT);
+        assertEquals(List.of(), List.copyOf(errors), "seed " + seed);
+        assertEquals(0, stack.rnrWaits() - rnrBefore, "sends that met RNR (seed " + seed + ")");
+        long peak = memory.max.get();
+        server.disposeNow(Duration.ofSeconds(15));
+        server = null;
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (memory.current.get() != 0 && System.nanoTime() - deadline < 0) {
+            Thread.onSpinWait();
+        }
+        assertEquals(0, memory.current.get(), "receive memory given back after the server closed");
+        return peak;
+    }
+
+    @Test
+    void manyConnectionsRandomDemandNoRnrAndMemoryBoundBySrqDepth() {
+        MemoryRecorder memory = new MemoryRecorder();
+        long peak = run(40, 60, 32, 8, memory);
+        assertEquals(32L * BUFFER, peak, "pinned receive memory: the SRQ's 32 buffers, not 40 x 8");
+    }
+
+    @Test
+    void withoutSrqEachConnectionPinsItsOwnReceiveQueue() {
+        MemoryRecorder memory = new MemoryRecorder();
+        long peak = run(10, 20, 0, 8, memory);
+        assertEquals(10L * 8 * BUFFER, peak, "10 connections x 8 buffers");
+    }
+}
