@@ -33,13 +33,14 @@ class RdmaOptionTest {
                 Arguments.of(RdmaOption.POLL_BATCH_SIZE, 32, 1, 1024),
                 Arguments.of(RdmaOption.READ_ATOMIC_DEPTH, 4, 1, 255),
                 Arguments.of(RdmaOption.RNR_RETRY_COUNT, 3, 0, 6),
-                Arguments.of(RdmaOption.RETRY_COUNT, 6, 0, 7));
+                Arguments.of(RdmaOption.RETRY_COUNT, 6, 0, 7),
+                Arguments.of(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH, 0, 0, 1 << 20));
     }
 
     @Test
     void allListsEveryPublicOptionOnceWithDistinctNames() {
-        assertEquals(12, RdmaOption.ALL.size());
-        assertEquals(12, new HashSet<>(RdmaOption.ALL).size());
+        assertEquals(13, RdmaOption.ALL.size());
+        assertEquals(13, new HashSet<>(RdmaOption.ALL).size());
         Set<String> names = new HashSet<>();
         for (RdmaOption<?> o : RdmaOption.ALL) {
             assertTrue(names.add(o.name()), "duplicate name " + o.name());
