@@ -73,13 +73,15 @@ class LoopbackSharedReceiveQueueTest {
         f = new LoopbackFixture(LoopbackStack.builder().device("loopback0", "127.0.0.1").rnrDelay(java.time.Duration.ofMillis(2)).build());
         int port = f.listen();
         f.prepareClient(port, new QpSpec(16, 16, 64));
-        f.client.connect(LoopbackFixture.SPEC);
+        // RNR retried for ever (7), so the message that meets an empty SRQ waits for the next receive.
+        io.reactiverdma.reactive.impl.verbs.ConnectSpec patient = new io.reactiverdma.reactive.impl.verbs.ConnectSpec(4, 4, 3, 7, null);
+        f.client.connect(patient);
         f.server = LoopbackFixture.next(f.serverChannel, io.reactiverdma.cm.CmEventType.CONNECT_REQUEST).id();
         f.serverPd = f.server.device().allocateProtectionDomain();
         f.serverCq = f.server.device().createCompletionQueue(64, false, 16, "server-cq");
         LoopbackSharedReceiveQueue srq = (LoopbackSharedReceiveQueue) f.serverPd.createSharedReceiveQueue(4);
         f.serverQp = f.server.createQueuePair(f.serverPd, f.serverCq, new QpSpec(16, 0, 64, srq));
-        f.accept(LoopbackFixture.SPEC);
+        f.accept(patient);
 
         Registration src = register(f.clientPd, 64, LW);
         Registration dst = register(f.serverPd, 4 * 64, LW);
