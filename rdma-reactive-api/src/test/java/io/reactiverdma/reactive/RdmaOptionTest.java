@@ -39,8 +39,8 @@ class RdmaOptionTest {
 
     @Test
     void allListsEveryPublicOptionOnceWithDistinctNames() {
-        assertEquals(13, RdmaOption.ALL.size());
-        assertEquals(13, new HashSet<>(RdmaOption.ALL).size());
+        assertEquals(14, RdmaOption.ALL.size());
+        assertEquals(14, new HashSet<>(RdmaOption.ALL).size());
         Set<String> names = new HashSet<>();
         for (RdmaOption<?> o : RdmaOption.ALL) {
             assertTrue(names.add(o.name()), "duplicate name " + o.name());

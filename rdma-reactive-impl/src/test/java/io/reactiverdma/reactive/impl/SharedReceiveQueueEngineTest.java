@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -187,6 +188,47 @@ class SharedReceiveQueueEngineTest {
         MemoryRecorder memory = new MemoryRecorder();
         long peak = run(40, 60, 32, 8, memory);
         assertEquals(32L * BUFFER, peak, "pinned receive memory: the SRQ's 32 buffers, not 40 x 8");
+    }
+
+    /**
+     * Two servers of one SHARED_RECEIVE_QUEUE_GROUP pin one SRQ between them, which stays while either is
+     * bound; a server of that group with another depth gets no connection.
+     */
+    @Test
+    void serversOfOneGroupShareOneSrq() {
+        MemoryRecorder memory = new MemoryRecorder();
+        Queue<String> errors = new ConcurrentLinkedQueue<>();
+        RdmaTransportConfig base = RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0)
+                .withOption(RdmaOption.RECEIVE_BUFFER_SIZE, BUFFER);
+        RdmaTransportConfig grouped = base.withOption(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH, 16)
+                .withOption(RdmaOption.SHARED_RECEIVE_QUEUE_GROUP, "services").withMetrics(true, () -> memory);
+        AtomicInteger index = new AtomicInteger(1);
+        DisposableRdmaServer a = engine.bind(grouped, c -> handle(c, index.getAndIncrement(), 1, errors)).block(WAIT);
+        DisposableRdmaServer b = engine.bind(grouped, c -> handle(c, index.getAndIncrement(), 2, errors)).block(WAIT);
+        assertNotNull(a);
+        assertNotNull(b);
+        server = b;
+        Flux.range(0, 6).flatMap(i -> exchange(engine, base.withPort((i % 2 == 0 ? a : b).port()), i, 20, errors))
+                .then().block(WAIT);
+        assertEquals(List.of(), List.copyOf(errors));
+        assertEquals(16L * BUFFER, memory.max.get(), "one SRQ for both servers");
+        a.disposeNow(Duration.ofSeconds(15));
+        assertEquals(16L * BUFFER, memory.current.get(), "the group's SRQ stays while b is bound");
+        exchange(engine, base.withPort(b.port()), 7, 20, errors).block(WAIT);
+        assertEquals(List.of(), List.copyOf(errors));
+
+        DisposableRdmaServer other = engine.bind(grouped.withOption(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH, 32),
+                c -> c.onDispose()).block(WAIT);
+        assertNotNull(other);
+        try {
+            assertThrows(RuntimeException.class, () -> engine.connect(base.withPort(other.port())).block(WAIT),
+                    "a server that disagrees with its group's SRQ accepts nobody");
+        } finally {
+            other.disposeNow(Duration.ofSeconds(15));
+        }
+        b.disposeNow(Duration.ofSeconds(15));
+        server = null;
+        assertEquals(0, memory.current.get(), "the SRQ went with the group's last server");
     }
 
     @Test

@@ -158,12 +158,15 @@ public final class EngineServer implements DisposableRdmaServer {
         }
     }
 
-    /** This server's SRQ on {@code device}, created with its first connection there; null without SRQ. */
+    /**
+     * This server's SRQ on {@code device}, created (or, in a SHARED_RECEIVE_QUEUE_GROUP, found) with its first
+     * connection there; null without SRQ.
+     */
     private SharedReceives sharedReceives(DeviceResources device) {
         if (config.option(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH) == 0) {
             return null;
         }
-        return sharedReceives.computeIfAbsent(device, d -> SharedReceives.create(d, config));
+        return sharedReceives.computeIfAbsent(device, d -> engine.sharedReceiveGroups().acquire(d, config));
     }
 
     /** Server-level events come from the rdma_cm thread and from each connection's poller: one at a time. */
@@ -261,7 +264,7 @@ public final class EngineServer implements DisposableRdmaServer {
                     disposed.tryEmitEmpty();
                 }
             };
-            srqs.forEach(s -> s.close(oneDone));
+            srqs.forEach(s -> engine.sharedReceiveGroups().release(s, oneDone));
             oneDone.run();
         });
     }
