@@ -298,6 +298,63 @@ class SharedReceiveQueueEngineTest {
         }
     }
 
+    /**
+     * Consumers that hold their messages drain the SRQ below its limit: SRQ_LIMIT_REACHED fires, the engine
+     * refills what is free and arms the limit again, so it fires again in the next round.
+     */
+    @Test
+    void theLimitEventIsReArmedAfterEachRefill() {
+        RdmaTransportConfig config = RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0)
+                .withOption(RdmaOption.RECEIVE_BUFFER_SIZE, BUFFER);
+        Queue<io.reactiverdma.reactive.RdmaMessage> held = new ConcurrentLinkedQueue<>();
+        AtomicInteger arrived = new AtomicInteger();
+        // 8 buffers, limit armed at 2: seven connections holding one message each leave one posted.
+        server = engine.bind(config.withOption(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH, 8),
+                c -> c.receive().take(1).doOnNext(m -> {
+                    held.add(m);
+                    arrived.incrementAndGet();
+                }).then(Mono.never())).block(WAIT);
+        assertNotNull(server);
+        io.reactiverdma.reactive.impl.loopback.LoopbackSharedReceiveQueue srq = null;
+        List<RdmaConnection> clients = new java.util.ArrayList<>();
+        long rnrBefore = stack.rnrWaits();
+        try {
+            for (int round = 1; round <= 2; round++) {
+                for (int i = 0; i < 7; i++) {
+                    RdmaConnection c = engine.connect(config.withPort(server.port())).block(WAIT);
+                    assertNotNull(c);
+                    clients.add(c);
+                    c.send(message(i, round)).block(WAIT);
+                }
+                awaitTrue(() -> arrived.get() == clients.size() && held.size() == 7, "7 messages held");
+                srq = (io.reactiverdma.reactive.impl.loopback.LoopbackSharedReceiveQueue) stack.resources()
+                        .objects(io.reactiverdma.reactive.impl.loopback.LoopbackResources.Kind.SHARED_RECEIVE_QUEUE).get(0);
+                io.reactiverdma.reactive.impl.loopback.LoopbackSharedReceiveQueue s = srq;
+                int expected = round;
+                awaitTrue(() -> s.limitEvents() == expected, "limit event " + expected);
+                io.reactiverdma.reactive.RdmaMessage m;
+                while ((m = held.poll()) != null) {
+                    m.release();
+                }
+                awaitTrue(() -> s.posted() == 8, "all 8 buffers posted again");
+            }
+            assertEquals(0, stack.rnrWaits() - rnrBefore);
+        } finally {
+            clients.forEach(c -> {
+                c.dispose();
+                c.onDispose().block(WAIT);
+            });
+        }
+    }
+
+    private static void awaitTrue(java.util.function.BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() - deadline < 0, "not within 10 s: " + what);
+            Thread.onSpinWait();
+        }
+    }
+
     @Test
     void withoutSrqEachConnectionPinsItsOwnReceiveQueue() {
         MemoryRecorder memory = new MemoryRecorder();

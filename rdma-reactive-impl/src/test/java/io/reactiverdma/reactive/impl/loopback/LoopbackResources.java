@@ -76,6 +76,11 @@ public final class LoopbackResources {
         return registeredBytes.get();
     }
 
+    /** The live objects of {@code kind} themselves (for tests that look into one). */
+    public List<Object> objects(Kind kind) {
+        return new ArrayList<>(live.get(kind).keySet());
+    }
+
     /** Descriptions of the live objects of {@code kind}. */
     public List<String> describe(Kind kind) {
         return new ArrayList<>(live.get(kind).values());
