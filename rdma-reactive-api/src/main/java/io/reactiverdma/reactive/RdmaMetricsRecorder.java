@@ -54,4 +54,11 @@ public interface RdmaMetricsRecorder {
 
     /** Connections whose next message waits for the peer's credits changed by {@code delta}. */
     void creditsWaitingChanged(String device, InetSocketAddress remote, int delta);
+
+    /**
+     * Registered memory pinned for receive buffers on {@code device} (connections' own buffers and shared
+     * receive queues') changed by {@code deltaBytes}. Does nothing unless overridden.
+     */
+    default void receiveMemoryChanged(String device, long deltaBytes) {
+    }
 }

@@ -162,6 +162,14 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
     }
 
     @Override
+    public void receiveMemoryChanged(String device, long deltaBytes) {
+        DeviceMeters d = device(device);
+        if (d != null) {
+            d.receiveMemory.addAndGet(deltaBytes);
+        }
+    }
+
+    @Override
     public String toString() {
         return "MicrometerRdmaRecorder{" + registry.get() + ", maxRemoteAddressTags=" + maxRemoteAddressTags + "}";
     }
@@ -202,6 +210,7 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
         private final String device;
         private final DistributionSummary batch;
         private final Counter stale;
+        final AtomicLong receiveMemory = new AtomicLong();
         private final PeerMeters all; // null with remote-address tags
         private final Map<InetAddress, PeerMeters> peers = new ConcurrentHashMap<>();
         private volatile PeerMeters other;
@@ -216,6 +225,8 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
                     .tags(tags).register(registry);
             stale = Counter.builder("rdma.completions.stale")
                     .description("completions whose wr_id named no live operation").tags(tags).register(registry);
+            Gauge.builder("rdma.receive.memory", receiveMemory, AtomicLong::get).baseUnit("bytes")
+                    .description("registered memory pinned for receive buffers").tags(tags).register(registry);
             all = perPeer ? null : new PeerMeters(registry, tags);
         }
 

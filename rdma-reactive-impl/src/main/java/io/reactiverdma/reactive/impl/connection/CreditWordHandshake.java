@@ -29,7 +29,9 @@ import java.util.function.Consumer;
  * <em>hello</em>, a 0-byte SEND, and writes the peer's word only after the peer's hello arrived:
  * <ol>
  *   <li>each side posts one buffer-less receive for the peer's hello before anything else on its receive
- *       queue (the server before it accepts, the client before it sends its own hello);</li>
+ *       queue (the server before it accepts, the client before it sends its own hello); a server connection
+ *       on a shared receive queue posts none: the hello takes an SRQ receive kept for it (no credit stands
+ *       for it) and the receive queue hands the first arrival here;</li>
  *   <li>on ESTABLISHED each side posts the bind of its window (if it has one) before anything else;</li>
  *   <li>the client sends its hello once its bind completed; the server once its bind completed and the
  *       client's hello arrived (so the client's hello receive is surely posted: no receiver-not-ready);</li>
@@ -63,6 +65,8 @@ final class CreditWordHandshake {
     private final MemoryWindow window;
     private final int wordRkey;
     private final SendQueue send;
+    /** On a shared receive queue: the receive queue that recognises the peer's hello; else null. */
+    private final ReceiveQueue sharedReceive;
     private final Consumer<Throwable> failed;
     private final SendWorkRequests sendWr = new SendWorkRequests(1, 0);
     private final ReceiveWorkRequests receiveWr = new ReceiveWorkRequests(1, 0);
@@ -71,13 +75,17 @@ final class CreditWordHandshake {
     private boolean bound;
     private boolean helloSent;
     private boolean peerHelloReceived;
+    /** The peer sends its hello first (a server on an SRQ): this side answers it. */
+    private boolean peerFirst;
+    /** A server on an SRQ: an SRQ receive is kept for the peer's hello, so this side may say hello first. */
+    private boolean peerHelloReceiveKept;
     private long peerWordAddress;
     private int peerWordRkey;
     private int outstanding;
 
     CreditWordHandshake(String description, QueuePair qp, PendingOperations pending, CompletionTarget target,
             EngineMetrics metrics, boolean server, ControlWords.Slot word, MemoryWindow window, SendQueue send,
-            Consumer<Throwable> failed) {
+            ReceiveQueue sharedReceive, Consumer<Throwable> failed) {
         this.description = description;
         this.qp = qp;
         this.pending = pending;
@@ -88,7 +96,17 @@ final class CreditWordHandshake {
         this.window = window;
         this.wordRkey = window != null ? window.nextRkey() : word.rkey();
         this.send = send;
+        this.sharedReceive = sharedReceive;
         this.failed = failed;
+    }
+
+    /**
+     * Whether this side says hello first: a server connection on a shared receive queue, which has no
+     * receive of its own for the peer's hello and must not let it meet an empty SRQ (RNR): it keeps an SRQ
+     * receive for it, then says hello, and the client answers. Any thread.
+     */
+    boolean helloFirst() {
+        return sharedReceive != null;
     }
 
     /** The rkey the peer writes this side's word with (the window's, once bound). Any thread. */
@@ -101,10 +119,17 @@ final class CreditWordHandshake {
      * hello, and keeps the peer's word until the hello says it may be written. Without credits nothing of
      * this runs: the words are not used.
      */
-    void start(long peerAddress, int peerRkey) {
+    void start(long peerAddress, int peerRkey, boolean peerSaysHelloFirst) {
         active = true;
+        peerFirst = peerSaysHelloFirst;
         peerWordAddress = peerAddress;
         peerWordRkey = peerRkey;
+        if (sharedReceive != null) {
+            // A server connection on an SRQ has no receive queue of its own: the client's hello lands in an
+            // SRQ buffer (one is kept for it, uncredited) and the receive queue hands it here.
+            sharedReceive.expectPeerHello(this::peerHelloArrived, this::peerHelloReceiveKept);
+            return;
+        }
         PendingOperation p = pending.acquire(target, OperationType.CREDIT_UPDATE, Step.PEER_HELLO, -1, System.nanoTime());
         receiveWr.clear();
         receiveWr.add(p.wrId());
@@ -150,14 +175,23 @@ final class CreditWordHandshake {
                 bound = true;
                 maybeSendHello();
             }
-            case PEER_HELLO -> {
-                peerHelloReceived = true;
-                send.peerCreditWord(peerWordAddress, peerWordRkey); // the next flush writes it when due
-                maybeSendHello();
-            }
+            case PEER_HELLO -> peerHelloArrived();
             case HELLO -> {
             }
         }
+    }
+
+    /** An SRQ receive is kept for the peer's hello: this side (a server on an SRQ) may say hello. */
+    private void peerHelloReceiveKept() {
+        peerHelloReceiveKept = true;
+        maybeSendHello();
+    }
+
+    /** The peer's word may be written from now on; the server answers with its own hello. */
+    private void peerHelloArrived() {
+        peerHelloReceived = true;
+        send.peerCreditWord(peerWordAddress, peerWordRkey); // the next flush writes it when due
+        maybeSendHello();
     }
 
     /** The QP was destroyed before this work request's flush arrived. */
@@ -172,7 +206,11 @@ final class CreditWordHandshake {
     }
 
     private void maybeSendHello() {
-        if (helloSent || !bound || (server && !peerHelloReceived)) {
+        // Who waits for whom: a server with its own receive queue answers the client's hello (its receive
+        // for the hello is posted before it accepts); a server on an SRQ says hello first, once an SRQ
+        // receive is kept for the answer; a client answers such a server and otherwise says hello first.
+        boolean waitsForPeer = helloFirst() ? !peerHelloReceiveKept : (server || peerFirst) && !peerHelloReceived;
+        if (helloSent || !bound || waitsForPeer) {
             return;
         }
         helloSent = true;

@@ -1,5 +1,7 @@
 package io.reactiverdma.reactive.impl.connection;
 
+import reactor.util.annotation.Nullable;
+
 import io.reactiverdma.reactive.impl.completion.CompletionPoller;
 import io.reactiverdma.reactive.impl.completion.CompletionTarget;
 import io.reactiverdma.reactive.impl.completion.PendingOperation;
@@ -97,6 +99,12 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
      * the rdma_cm thread. On failure everything created here is released again.
      */
     public EngineConnection(RdmaCmThread cm, CmId id, DeviceResources device, RdmaTransportConfig config, boolean server) {
+        this(cm, id, device, config, server, null);
+    }
+
+    /** The same, receiving from {@code srq} when not null (a server's shared receive queue on this device). */
+    public EngineConnection(RdmaCmThread cm, CmId id, DeviceResources device, RdmaTransportConfig config, boolean server,
+            @Nullable SharedReceives srq) {
         this.cm = cm;
         this.id = id;
         this.config = config;
@@ -105,7 +113,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         this.localAddress = id.localAddress();
         this.remoteAddress = id.peerAddress();
         this.metrics = EngineMetrics.of(config, device.context().name(), remoteAddress);
-        this.resources = new ConnectionResources(id, device, config, metrics);
+        this.resources = new ConnectionResources(id, device, config, metrics, srq);
         this.poller = resources.cq.poller;
         this.flow = new FlowControl(config.option(RdmaOption.SEND_QUEUE_DEPTH), config.option(RdmaOption.RECEIVE_QUEUE_DEPTH));
         PendingOperations pending = resources.cq.pending;
@@ -116,7 +124,10 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
                 resources.receiveBuffers, config.option(RdmaOption.RECEIVE_BUFFER_SIZE), this::requestFlush,
                 e -> close(new RdmaException(description + ": ibv_post_recv failed: " + e.getMessage(), e)));
         this.handshake = new CreditWordHandshake(description, resources.qp, pending, this, metrics, server,
-                resources.creditWord, resources.creditWindow, send, this::close);
+                resources.creditWord, resources.creditWindow, send, srq == null ? null : receive, this::close);
+        if (srq != null) {
+            receive.useShared(srq.join(resources.qp.qpNum(), receive, this::close));
+        }
         metrics.connections(1);
         device.register(resources.qp.qpNum(), this::queuePairFailed);
         poller.attach(this);
@@ -156,7 +167,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     /** What this side offers in its connect request or accept reply. */
     public Negotiation offer() {
         return new Negotiation(resources.creditsOffered, resources.creditWord.incomingAddress(),
-                handshake.wordRkey(), config.option(RdmaOption.RECEIVE_BUFFER_SIZE));
+                handshake.wordRkey(), config.option(RdmaOption.RECEIVE_BUFFER_SIZE), handshake.helloFirst());
     }
 
     /** Applies the peer's offer (null: a plain peer, nothing negotiated). Before ESTABLISHED; any thread. */
@@ -167,7 +178,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         poller.run(() -> {
             flow.useCredits(agreed);
             if (agreed) {
-                handshake.start(peer.creditAddress(), peer.creditRkey());
+                handshake.start(peer.creditAddress(), peer.creditRkey(), peer.helloFirst());
             }
         });
     }

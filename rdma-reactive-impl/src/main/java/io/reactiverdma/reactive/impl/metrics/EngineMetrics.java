@@ -53,6 +53,9 @@ public abstract class EngineMetrics {
 
     public abstract void creditsWaiting(int delta);
 
+    /** Pinned receive-buffer memory of the device changed by {@code deltaBytes}. */
+    public abstract void receiveMemory(long deltaBytes);
+
     private static final class Noop extends EngineMetrics {
         @Override
         public String cqKeySuffix() {
@@ -85,6 +88,10 @@ public abstract class EngineMetrics {
 
         @Override
         public void creditsWaiting(int delta) {
+        }
+
+        @Override
+        public void receiveMemory(long deltaBytes) {
         }
     }
 
@@ -143,6 +150,11 @@ public abstract class EngineMetrics {
         @Override
         public void creditsWaiting(int delta) {
             recorder.creditsWaitingChanged(device, remote, delta);
+        }
+
+        @Override
+        public void receiveMemory(long deltaBytes) {
+            recorder.receiveMemoryChanged(device, deltaBytes);
         }
     }
 }

@@ -20,7 +20,11 @@ import java.util.concurrent.TimeUnit;
  */
 public final class LoopbackCompletionQueue implements CompletionQueue {
     /** One work completion ({@code struct ibv_wc} fields, imm in host order). */
-    public record Completion(long wrId, int status, int opcode, int vendorErr, int byteLen, int immData, int wcFlags) {
+    public record Completion(int qpNum, long wrId, int status, int opcode, int vendorErr, int byteLen, int immData,
+                             int wcFlags) {
+        public Completion(long wrId, int status, int opcode, int vendorErr, int byteLen, int immData, int wcFlags) {
+            this(0, wrId, status, opcode, vendorErr, byteLen, immData, wcFlags);
+        }
     }
 
     /** Which calls a {@link LoopbackFaults#failCqCalls} fault hits. */
@@ -125,7 +129,7 @@ public final class LoopbackCompletionQueue implements CompletionQueue {
         for (int i = 0; i < n; i++) {
             Completion c = scratch[i];
             scratch[i] = null;
-            handler.onCompletion(c.wrId(), c.status(), c.opcode(), c.vendorErr(), c.byteLen(), c.immData(), c.wcFlags());
+            handler.onCompletion(c.qpNum(), c.wrId(), c.status(), c.opcode(), c.vendorErr(), c.byteLen(), c.immData(), c.wcFlags());
         }
         return n;
     }

@@ -66,7 +66,8 @@ final class JnaCmId implements CmId {
         JnaCompletionQueue q = (JnaCompletionQueue) cq;
         io.reactiverdma.verbs.QueuePair qp = id.createQueuePair(((JnaProtectionDomain) pd).pd,
                 QpInitAttributes.rc(q.cq()).maxSendWr(spec.maxSendWr()).maxRecvWr(spec.maxRecvWr())
-                        .maxSendSge(1).maxRecvSge(1).maxInlineData(spec.maxInlineData()));
+                        .maxSendSge(1).maxRecvSge(1).maxInlineData(spec.maxInlineData())
+                        .srq(spec.srq() == null ? null : ((JnaSharedReceiveQueue) spec.srq()).srq));
         return new JnaQueuePair(qp);
     }
 

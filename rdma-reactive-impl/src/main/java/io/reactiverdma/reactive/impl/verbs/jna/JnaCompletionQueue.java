@@ -53,7 +53,7 @@ final class JnaCompletionQueue implements CompletionQueue {
     public int poll(Handler handler) {
         int n = cq.poll(wcs);
         for (int i = 0; i < n; i++) {
-            handler.onCompletion(wcs.wrId(i), wcs.statusCode(i), wcs.opcodeCode(i), wcs.vendorErr(i),
+            handler.onCompletion(wcs.qpNum(i), wcs.wrId(i), wcs.statusCode(i), wcs.opcodeCode(i), wcs.vendorErr(i),
                     wcs.byteLen(i), wcs.immData(i), wcs.wcFlags(i));
         }
         return n;
