@@ -230,7 +230,10 @@ public final class EngineServer implements DisposableRdmaServer {
         }
         // Accept once the tasks the handler handed to the connection's poller (receive() and its first
         // request, so receives are posted) have run: the peer may send as soon as it is accepted.
-        c.poller.execute(() -> cm.execute(() -> accept(c, child, offered, peer, acceptData)));
+        // On a shared receive queue also once an SRQ receive is kept for the client's hello (see
+        // CreditWordHandshake): a refill may have to provide it; ACCEPT_TIMEOUT bounds the wait.
+        c.poller.execute(() -> c.whenPeerHelloCanArrive(() -> cm.execute(() -> accept(c, child, offered, peer,
+                acceptData)), config.option(RdmaOption.ACCEPT_TIMEOUT)));
     }
 
     /** rdma_cm thread. */

@@ -30,8 +30,8 @@ import java.util.function.Consumer;
  * <ol>
  *   <li>each side posts one buffer-less receive for the peer's hello before anything else on its receive
  *       queue (the server before it accepts, the client before it sends its own hello); a server connection
- *       on a shared receive queue posts none: the hello takes an SRQ receive kept for it (no credit stands
- *       for it) and the receive queue hands the first arrival here;</li>
+ *       on a shared receive queue posts none: an SRQ receive is kept for the hello (no credit stands for it),
+ *       the server accepts only once it is, and the receive queue hands the first arrival here;</li>
  *   <li>on ESTABLISHED each side posts the bind of its window (if it has one) before anything else;</li>
  *   <li>the client sends its hello once its bind completed; the server once its bind completed and the
  *       client's hello arrived (so the client's hello receive is surely posted: no receiver-not-ready);</li>
@@ -75,10 +75,10 @@ final class CreditWordHandshake {
     private boolean bound;
     private boolean helloSent;
     private boolean peerHelloReceived;
-    /** The peer sends its hello first (a server on an SRQ): this side answers it. */
-    private boolean peerFirst;
-    /** A server on an SRQ: an SRQ receive is kept for the peer's hello, so this side may say hello first. */
+    /** A server on an SRQ: an SRQ receive is kept for the peer's hello (then it may accept). */
     private boolean peerHelloReceiveKept;
+    /** What waits for {@link #peerHelloReceiveKept} (the accept), or null. */
+    private Runnable onReceiveKept;
     private long peerWordAddress;
     private int peerWordRkey;
     private int outstanding;
@@ -101,12 +101,16 @@ final class CreditWordHandshake {
     }
 
     /**
-     * Whether this side says hello first: a server connection on a shared receive queue, which has no
-     * receive of its own for the peer's hello and must not let it meet an empty SRQ (RNR): it keeps an SRQ
-     * receive for it, then says hello, and the client answers. Any thread.
+     * Runs {@code r} once the peer's hello will find a receive: at once, except for a server connection on a
+     * shared receive queue, whose SRQ receive for the hello may have to wait for a refill (the server
+     * accepts only then, so the client's hello never meets an empty SRQ). Poller thread.
      */
-    boolean helloFirst() {
-        return sharedReceive != null;
+    void whenPeerHelloCanArrive(Runnable r) {
+        if (sharedReceive == null || !active || peerHelloReceiveKept) {
+            r.run();
+        } else {
+            onReceiveKept = r;
+        }
     }
 
     /** The rkey the peer writes this side's word with (the window's, once bound). Any thread. */
@@ -119,9 +123,8 @@ final class CreditWordHandshake {
      * hello, and keeps the peer's word until the hello says it may be written. Without credits nothing of
      * this runs: the words are not used.
      */
-    void start(long peerAddress, int peerRkey, boolean peerSaysHelloFirst) {
+    void start(long peerAddress, int peerRkey) {
         active = true;
-        peerFirst = peerSaysHelloFirst;
         peerWordAddress = peerAddress;
         peerWordRkey = peerRkey;
         if (sharedReceive != null) {
@@ -181,10 +184,14 @@ final class CreditWordHandshake {
         }
     }
 
-    /** An SRQ receive is kept for the peer's hello: this side (a server on an SRQ) may say hello. */
+    /** An SRQ receive is kept for the peer's hello: the connection may be accepted. */
     private void peerHelloReceiveKept() {
         peerHelloReceiveKept = true;
-        maybeSendHello();
+        Runnable r = onReceiveKept;
+        onReceiveKept = null;
+        if (r != null) {
+            r.run();
+        }
     }
 
     /** The peer's word may be written from now on; the server answers with its own hello. */
@@ -206,11 +213,7 @@ final class CreditWordHandshake {
     }
 
     private void maybeSendHello() {
-        // Who waits for whom: a server with its own receive queue answers the client's hello (its receive
-        // for the hello is posted before it accepts); a server on an SRQ says hello first, once an SRQ
-        // receive is kept for the answer; a client answers such a server and otherwise says hello first.
-        boolean waitsForPeer = helloFirst() ? !peerHelloReceiveKept : (server || peerFirst) && !peerHelloReceived;
-        if (helloSent || !bound || waitsForPeer) {
+        if (helloSent || !bound || (server && !peerHelloReceived)) {
             return;
         }
         helloSent = true;

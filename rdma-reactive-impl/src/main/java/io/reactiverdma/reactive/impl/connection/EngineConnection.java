@@ -85,6 +85,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     /** Written on the poller thread only; volatile because refusals on a subscriber's thread name it too. */
     private volatile Throwable closeCause;
     private boolean releasing;
+    /** The peer's hello will find a receive (see {@link #whenPeerHelloCanArrive}). */
+    private boolean handshakeReceiveKept;
     /** A flush is requested for the end of the poller's cycle (see {@link #flush()}). */
     private boolean flushRequested;
     private java.util.concurrent.ScheduledFuture<?> drainWatchdog;
@@ -167,7 +169,27 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     /** What this side offers in its connect request or accept reply. */
     public Negotiation offer() {
         return new Negotiation(resources.creditsOffered, resources.creditWord.incomingAddress(),
-                handshake.wordRkey(), config.option(RdmaOption.RECEIVE_BUFFER_SIZE), handshake.helloFirst());
+                handshake.wordRkey(), config.option(RdmaOption.RECEIVE_BUFFER_SIZE));
+    }
+
+    /**
+     * Poller thread: runs {@code accept} once the peer's hello will find a receive (at once unless this is
+     * a server connection on a shared receive queue that must wait for an SRQ receive to be kept for it);
+     * if that takes longer than {@code bound}, the connection closes instead (the accept then rejects).
+     */
+    public void whenPeerHelloCanArrive(Runnable accept, java.time.Duration bound) {
+        java.util.concurrent.ScheduledFuture<?> timer = EngineTimer.schedule(() -> poller.execute(() -> {
+            if (!handshakeReceiveKept) {
+                close(new RdmaException(description + ": no receive of the shared receive queue came free for the "
+                        + "peer's hello within " + bound));
+                accept.run(); // sees the close and rejects
+            }
+        }), bound);
+        handshake.whenPeerHelloCanArrive(() -> {
+            handshakeReceiveKept = true;
+            timer.cancel(false);
+            accept.run();
+        });
     }
 
     /** Applies the peer's offer (null: a plain peer, nothing negotiated). Before ESTABLISHED; any thread. */
@@ -178,7 +200,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         poller.run(() -> {
             flow.useCredits(agreed);
             if (agreed) {
-                handshake.start(peer.creditAddress(), peer.creditRkey(), peer.helloFirst());
+                handshake.start(peer.creditAddress(), peer.creditRkey());
             }
         });
     }

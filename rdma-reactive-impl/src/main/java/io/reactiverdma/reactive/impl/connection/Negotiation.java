@@ -11,8 +11,7 @@ import java.nio.ByteBuffer;
  *   0     4     magic 0x52524D41 ("RRMA")
  *   4     1     version (2: with credits, each side's first message is a hello and the peer's word is
  *                 written only after the peer's hello, see CreditWordHandshake)
- *   5     1     flags: bit 0 = credit flow control offered; bit 1 = this side (a server on a shared receive
- *                 queue) sends its hello first, and the peer answers it (see CreditWordHandshake)
+ *   5     1     flags: bit 0 = credit flow control offered
  *   6     1     length of the application's private data that follows the offer (0..255; 0 = none)
  *   7     1     reserved (0)
  *   8     8     address of the credit word the peer RDMA-WRITEs its receive counter into
@@ -24,20 +23,13 @@ import java.nio.ByteBuffer;
  * (172 of an accept's 196). Byte 6 was reserved (0) before, so an offer without application data reads as it
  * did.
  */
-public record Negotiation(boolean credits, long creditAddress, int creditRkey, int receiveBufferSize,
-        boolean helloFirst) {
+public record Negotiation(boolean credits, long creditAddress, int creditRkey, int receiveBufferSize) {
     static final int MAGIC = 0x52524D41;
     static final int VERSION = 2;
     static final int SIZE = 24;
     static final int FLAG_CREDITS = 1;
-    static final int FLAG_HELLO_FIRST = 2;
     static final int APPLICATION_LENGTH_OFFSET = 6;
     private static final byte[] NONE = new byte[0];
-
-    /** An offer of a side that answers the peer's hello (every client, and a server with its own receive queue). */
-    public Negotiation(boolean credits, long creditAddress, int creditRkey, int receiveBufferSize) {
-        this(credits, creditAddress, creditRkey, receiveBufferSize, false);
-    }
 
     public byte[] encode() {
         return encode(NONE);
@@ -50,7 +42,7 @@ public record Negotiation(boolean credits, long creditAddress, int creditRkey, i
                     + " bytes does not fit the offer's length byte");
         }
         ByteBuffer b = ByteBuffer.allocate(SIZE + applicationData.length);
-        b.putInt(MAGIC).put((byte) VERSION).put((byte) ((credits ? FLAG_CREDITS : 0) | (helloFirst ? FLAG_HELLO_FIRST : 0)))
+        b.putInt(MAGIC).put((byte) VERSION).put((byte) (credits ? FLAG_CREDITS : 0))
                 .put((byte) applicationData.length).put((byte) 0)
                 .putLong(creditAddress).putInt(creditRkey).putInt(receiveBufferSize).put(applicationData);
         return b.array();
@@ -88,6 +80,6 @@ public record Negotiation(boolean credits, long creditAddress, int creditRkey, i
         if (size <= 0) {
             return null;
         }
-        return new Negotiation((flags & FLAG_CREDITS) != 0, address, rkey, size, (flags & FLAG_HELLO_FIRST) != 0);
+        return new Negotiation((flags & FLAG_CREDITS) != 0, address, rkey, size);
     }
 }

@@ -248,7 +248,11 @@ final class ReceiveQueue {
             return;
         }
         if (shared != null) {
-            shared.post(flow, arrivedCount);
+            // No credit is taken from the SRQ before the peer's hello: it could not be advertised yet, and
+            // held unadvertised it would keep other connections' hellos from being given a receive.
+            if (peerHello == null) {
+                shared.post(flow, arrivedCount);
+            }
             return;
         }
         int n = flow.receivesToPost(freeCount, arrivedCount);

@@ -291,7 +291,7 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
     }
 
     private void maybeRefill() {
-        if (freeCount >= repostBatch || allotment.hasWaiters()) {
+        if (freeCount >= repostBatch || allotment.hasWaiters() || !helloWaiters.isEmpty()) {
             refill();
         }
     }
