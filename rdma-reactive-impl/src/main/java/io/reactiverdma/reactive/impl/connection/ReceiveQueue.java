@@ -165,8 +165,11 @@ final class ReceiveQueue {
      * allotment serves waiters in order), and the next flush tells the peer.
      */
     void creditsAvailable() {
-        post();
-        flushRequest.run();
+        // Only when credits were taken does the peer need telling: a flush requested for nothing would post
+        // again, wait again, and (through the SRQ's refill) ask the other waiters again, for ever.
+        if (!closing && peerHello == null && shared.post(flow, arrivedCount) > 0) {
+            flushRequest.run();
+        }
     }
 
     /**

@@ -78,8 +78,11 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
             this.fail = fail;
         }
 
-        /** Allots credits for the demand {@code flow} does not cover yet; waits its turn for the rest. */
-        void post(FlowControl flow, int undelivered) {
+        /**
+         * Allots credits for the demand {@code flow} does not cover yet; waits its turn for the rest. Returns
+         * the credits allotted now.
+         */
+        int post(FlowControl flow, int undelivered) {
             int n = flow.receivesToPost(allotment.available(this), undelivered);
             if (n > 0) {
                 allotment.grant(this, n);
@@ -89,6 +92,7 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
                 allotment.await(this);
                 refill(); // free buffers not posted yet are credits to give now
             }
+            return n;
         }
 
         /**
