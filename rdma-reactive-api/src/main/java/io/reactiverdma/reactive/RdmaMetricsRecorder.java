@@ -79,4 +79,11 @@ public interface RdmaMetricsRecorder {
     /** Multicast groups joined by datagram endpoints on {@code device} changed by {@code delta}. */
     default void multicastGroupsChanged(String device, int delta) {
     }
+
+    /**
+     * Registered memory pinned for receive buffers on {@code device} (connections' own buffers and shared
+     * receive queues') changed by {@code deltaBytes}. Does nothing unless overridden.
+     */
+    default void receiveMemoryChanged(String device, long deltaBytes) {
+    }
 }

@@ -118,12 +118,33 @@ public final class RdmaOption<T> {
             Duration.ofSeconds(5), d -> d.compareTo(Duration.ofMillis(1)) >= 0
                     && d.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) <= 0,
             "a duration from 1 ms to 2^31-1 ms");
+    /**
+     * Servers only: when positive, every connection of the server (per RDMA device) receives from one shared
+     * receive queue of this many buffers of {@link #RECEIVE_BUFFER_SIZE}, so the server's pinned receive
+     * memory is this times the buffer size whatever the number of connections; {@link #RECEIVE_QUEUE_DEPTH}
+     * is then the most of it one connection may hold (credits advertised plus messages not released). With
+     * credit flow control no load produces RNR. Clients ignore it. Default 0 (each connection has its own
+     * {@link #RECEIVE_QUEUE_DEPTH} buffers); 0..1048576 (and at most the device's {@code max_srq_wr}).
+     */
+    public static final RdmaOption<Integer> SHARED_RECEIVE_QUEUE_DEPTH = intOption("SHARED_RECEIVE_QUEUE_DEPTH", 0, 0, 1 << 20);
+    /**
+     * Servers with {@link #SHARED_RECEIVE_QUEUE_DEPTH} only: servers of one engine that name the same group
+     * share one shared receive queue per device (and its poller thread), so several services on one host
+     * pin one SRQ's memory together. They must agree on {@link #SHARED_RECEIVE_QUEUE_DEPTH},
+     * {@link #RECEIVE_BUFFER_SIZE}, {@link #RECEIVE_QUEUE_DEPTH}, {@link #IDLE_STRATEGY} and
+     * {@link #POLL_BATCH_SIZE} (a connection request to a server that does not is rejected, and the reason
+     * logged); the SRQ goes when the last of them is disposed. Default "" (each server its own SRQ); a name
+     * of at most 64 characters.
+     */
+    public static final RdmaOption<String> SHARED_RECEIVE_QUEUE_GROUP = new RdmaOption<>("SHARED_RECEIVE_QUEUE_GROUP",
+            String.class, "", v -> v.length() <= 64, "a name of at most 64 characters");
 
     /** Every option, for listing and validation. */
     public static final List<RdmaOption<?>> ALL = List.of(SEND_QUEUE_DEPTH, RECEIVE_QUEUE_DEPTH,
             RECEIVE_BUFFER_SIZE, MAX_INLINE_DATA, POLL_BATCH_SIZE, CREDIT_FLOW_CONTROL, COMPLETION_QUEUE_MODE,
             IDLE_STRATEGY, CONNECT_TIMEOUT, READ_ATOMIC_DEPTH, RNR_RETRY_COUNT, RETRY_COUNT, SIGNAL_INTERVAL,
-            ACK_TIMEOUT, TYPE_OF_SERVICE, LOCAL_ADDRESS, COMPLETION_VECTOR, MAX_CONNECTIONS, ACCEPT_TIMEOUT);
+            ACK_TIMEOUT, TYPE_OF_SERVICE, LOCAL_ADDRESS, COMPLETION_VECTOR, MAX_CONNECTIONS, ACCEPT_TIMEOUT,
+            SHARED_RECEIVE_QUEUE_DEPTH, SHARED_RECEIVE_QUEUE_GROUP);
 
     private final String name;
     private final Class<T> type;

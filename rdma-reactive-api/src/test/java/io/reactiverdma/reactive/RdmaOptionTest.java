@@ -38,7 +38,8 @@ class RdmaOptionTest {
                 Arguments.of(RdmaOption.ACK_TIMEOUT, 0, 0, 31),
                 Arguments.of(RdmaOption.TYPE_OF_SERVICE, -1, -1, 255),
                 Arguments.of(RdmaOption.COMPLETION_VECTOR, 0, 0, 1023),
-                Arguments.of(RdmaOption.MAX_CONNECTIONS, Integer.MAX_VALUE, 1, Integer.MAX_VALUE));
+                Arguments.of(RdmaOption.MAX_CONNECTIONS, Integer.MAX_VALUE, 1, Integer.MAX_VALUE),
+                Arguments.of(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH, 0, 0, 1 << 20));
     }
 
     @Test

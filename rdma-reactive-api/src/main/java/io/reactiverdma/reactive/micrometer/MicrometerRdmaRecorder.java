@@ -181,6 +181,14 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
     }
 
     @Override
+    public void receiveMemoryChanged(String device, long deltaBytes) {
+        DeviceMeters d = device(device);
+        if (d != null) {
+            d.receiveMemory.addAndGet(deltaBytes);
+        }
+    }
+
+    @Override
     public String toString() {
         return "MicrometerRdmaRecorder{" + registry.get() + ", maxRemoteAddressTags=" + maxRemoteAddressTags + "}";
     }
@@ -225,6 +233,7 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
         private final Counter[] datagrams = new Counter[DatagramOutcome.values().length];
         private final Counter[] datagramBytes = new Counter[DatagramOutcome.values().length];
         private final java.util.concurrent.atomic.AtomicInteger groups = new java.util.concurrent.atomic.AtomicInteger();
+        final AtomicLong receiveMemory = new AtomicLong();
         private final PeerMeters all; // null with remote-address tags
         private final Map<InetAddress, PeerMeters> peers = new ConcurrentHashMap<>();
         private volatile PeerMeters other;
@@ -239,6 +248,8 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
                     .tags(tags).register(registry);
             stale = Counter.builder("rdma.completions.stale")
                     .description("completions whose wr_id named no live operation").tags(tags).register(registry);
+            Gauge.builder("rdma.receive.memory", receiveMemory, AtomicLong::get).baseUnit("bytes")
+                    .description("registered memory pinned for receive buffers").tags(tags).register(registry);
             all = perPeer ? null : new PeerMeters(registry, tags);
             for (DatagramOutcome o : DatagramOutcome.values()) {
                 datagrams[o.ordinal()] = Counter.builder("rdma.datagrams").description("datagrams by outcome")

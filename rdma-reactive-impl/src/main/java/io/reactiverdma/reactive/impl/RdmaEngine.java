@@ -81,6 +81,14 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
         }
     }
 
+    private final io.reactiverdma.reactive.impl.connection.SharedReceiveGroups sharedReceiveGroups =
+            new io.reactiverdma.reactive.impl.connection.SharedReceiveGroups();
+
+    @Override
+    public io.reactiverdma.reactive.impl.connection.SharedReceiveGroups sharedReceiveGroups() {
+        return sharedReceiveGroups;
+    }
+
     /** The resources of {@code device}, created on first use (rdma_cm thread). */
     @Override
     public DeviceResources device(Device device) {

@@ -18,6 +18,9 @@ public interface EngineContext {
 
     void untrack(ClientConnector attempt);
 
+    /** The engine's shared receive queues (rdma_cm thread). */
+    io.reactiverdma.reactive.impl.connection.SharedReceiveGroups sharedReceiveGroups();
+
     /** rdma_cm reported DEVICE_REMOVAL on {@code id}. */
     void deviceRemoved(CmId id);
 }

@@ -3,6 +3,7 @@ package io.reactiverdma.reactive.impl.cm;
 import io.reactiverdma.reactive.impl.connection.ConnectionHandle;
 import io.reactiverdma.reactive.impl.connection.EngineConnection;
 import io.reactiverdma.reactive.impl.connection.Negotiation;
+import io.reactiverdma.reactive.impl.connection.SharedReceives;
 import io.reactiverdma.reactive.impl.device.DeviceResources;
 import io.reactiverdma.reactive.impl.support.CmEvents;
 import io.reactiverdma.reactive.impl.support.EngineLog;
@@ -20,6 +21,7 @@ import io.reactiverdma.reactive.ConnectionRejectedException.Rejection;
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaTransportConfig;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -69,6 +71,8 @@ public final class EngineServer implements DisposableRdmaServer {
     private volatile boolean stopped;
     /** Completes once {@link #stopped} and no connection is left. */
     private final Sinks.Empty<Void> drained = Sinks.empty();
+    /** With SHARED_RECEIVE_QUEUE_DEPTH: this server's SRQ on each device it accepted on (rdma_cm thread). */
+    private final java.util.Map<DeviceResources, SharedReceives> sharedReceives = new java.util.HashMap<>();
 
     /** Binds and listens (rdma_cm thread). */
     public EngineServer(EngineContext engine, CmEventLoop cm, RdmaTransportConfig config,
@@ -192,7 +196,7 @@ public final class EngineServer implements DisposableRdmaServer {
         EngineConnection c;
         try {
             DeviceResources device = engine.device(child.device());
-            c = new EngineConnection(cm, child, device, config, true);
+            c = new EngineConnection(cm, child, device, config, true, sharedReceives(device));
         } catch (RuntimeException ex) {
             EngineLog.error("server " + address + ": cannot set up a connection for " + peer + "; rejecting", ex);
             reject(child, peer, Rejection.SERVER_ERROR, "the server cannot set up a connection: " + ex.getMessage());
@@ -226,7 +230,10 @@ public final class EngineServer implements DisposableRdmaServer {
         }
         // Accept once the tasks the handler handed to the connection's poller (receive() and its first
         // request, so receives are posted) have run: the peer may send as soon as it is accepted.
-        c.poller.execute(() -> cm.execute(() -> accept(c, child, offered, peer, acceptData)));
+        // On a shared receive queue also once an SRQ receive is kept for the client's hello (see
+        // CreditWordHandshake): a refill may have to provide it; ACCEPT_TIMEOUT bounds the wait.
+        c.poller.execute(() -> c.whenPeerHelloCanArrive(() -> cm.execute(() -> accept(c, child, offered, peer,
+                acceptData)), config.option(RdmaOption.ACCEPT_TIMEOUT)));
     }
 
     /** rdma_cm thread. */
@@ -258,6 +265,17 @@ public final class EngineServer implements DisposableRdmaServer {
             EngineLog.error("server " + address + ": rdma_accept failed for " + c, ex);
             c.dispose();
         }
+    }
+
+    /**
+     * This server's SRQ on {@code device}, created (or, in a SHARED_RECEIVE_QUEUE_GROUP, found) with its first
+     * connection there; null without SRQ.
+     */
+    private SharedReceives sharedReceives(DeviceResources device) {
+        if (config.option(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH) == 0) {
+            return null;
+        }
+        return sharedReceives.computeIfAbsent(device, d -> engine.sharedReceiveGroups().acquire(d, config));
     }
 
     /** Server-level events come from the rdma_cm thread and from each connection's poller: one at a time. */
@@ -391,11 +409,23 @@ public final class EngineServer implements DisposableRdmaServer {
         });
     }
 
+    /** Every connection closed after dispose(): the SRQs go (on the rdma_cm thread), then the server is done. */
     private void finish() {
-        synchronized (events) {
-            events.tryEmitComplete();
-        }
-        disposed.tryEmitEmpty();
+        cm.execute(() -> {
+            List<SharedReceives> srqs = new ArrayList<>(sharedReceives.values());
+            sharedReceives.clear();
+            java.util.concurrent.atomic.AtomicInteger left = new java.util.concurrent.atomic.AtomicInteger(srqs.size() + 1);
+            Runnable oneDone = () -> {
+                if (left.decrementAndGet() == 0) {
+                    synchronized (events) {
+                        events.tryEmitComplete();
+                    }
+                    disposed.tryEmitEmpty();
+                }
+            };
+            srqs.forEach(s -> engine.sharedReceiveGroups().release(s, oneDone));
+            oneDone.run();
+        });
     }
 
     @Override

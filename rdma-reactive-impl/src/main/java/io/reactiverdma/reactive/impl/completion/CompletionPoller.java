@@ -345,6 +345,12 @@ public final class CompletionPoller implements CompletionQueue.Handler {
 
     @Override
     public void onCompletion(long wrId, int status, int opcode, int vendorErr, int byteLen, int immData, int wcFlags) {
+        onCompletion(-1, wrId, status, opcode, vendorErr, byteLen, immData, wcFlags);
+    }
+
+    @Override
+    public void onCompletion(int qpNum, long wrId, int status, int opcode, int vendorErr, int byteLen, int immData,
+            int wcFlags) {
         PendingOperation e = pending.lookup(wrId);
         if (e == null) {
             metrics.staleCompletion();
@@ -352,7 +358,7 @@ public final class CompletionPoller implements CompletionQueue.Handler {
         }
         CompletionTarget target = e.connection;
         try {
-            target.onCompletion(e, status, opcode, vendorErr, byteLen, immData, wcFlags);
+            target.onCompletion(e, qpNum, status, opcode, vendorErr, byteLen, immData, wcFlags);
         } catch (Throwable t) {
             // One connection's failure (or a subscriber that threw from onNext) must not end the thread that
             // every other connection on this CQ depends on.

@@ -8,9 +8,11 @@ import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
 
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.impl.support.EngineLog;
 import io.reactiverdma.reactive.impl.verbs.CmId;
 import io.reactiverdma.reactive.impl.verbs.MemoryWindow;
+import reactor.util.annotation.Nullable;
 import io.reactiverdma.reactive.impl.verbs.QpSpec;
 import io.reactiverdma.reactive.impl.verbs.QueuePair;
 
@@ -34,22 +36,36 @@ final class ConnectionResources {
     /** Whether this side offers credits: asked for, and inline WRITEs of 8 bytes are possible. */
     final boolean creditsOffered;
 
-    ConnectionResources(CmId id, DeviceResources device, RdmaTransportConfig config, EngineMetrics metrics) {
+    /**
+     * With {@code srq} the QP receives from it: no receive buffers of its own, and the QP is on the SRQ's CQ,
+     * where it reserves its send queue only (the SRQ reserved its receives).
+     */
+    ConnectionResources(CmId id, DeviceResources device, RdmaTransportConfig config, EngineMetrics metrics,
+            @Nullable SharedReceives srq) {
         this.device = device;
         int sendDepth = config.option(RdmaOption.SEND_QUEUE_DEPTH);
-        int recvDepth = config.option(RdmaOption.RECEIVE_QUEUE_DEPTH);
+        int recvDepth = srq == null ? config.option(RdmaOption.RECEIVE_QUEUE_DEPTH) : 0;
         int bufferSize = config.option(RdmaOption.RECEIVE_BUFFER_SIZE);
         int sqDepth = sendDepth + 1 + CreditWordHandshake.SEND_SLOTS; // + the credit update's own slot, the handshake's
-        int rqDepth = recvDepth + CreditWordHandshake.RECEIVE_SLOTS;
+        // On an SRQ the peer's hello lands in an SRQ buffer: no receive slot of the handshake's own.
+        int rqDepth = srq == null ? recvDepth + CreditWordHandshake.RECEIVE_SLOTS : 0;
         this.cqEntries = sqDepth + rqDepth;
-        this.cq = device.acquireCq(config, cqEntries, metrics);
+        if (srq == null) {
+            this.cq = device.acquireCq(config, cqEntries, metrics);
+        } else if (srq.cq.tryReserve(cqEntries)) {
+            this.cq = srq.cq;
+        } else {
+            throw new RdmaException(srq + ": its completion queue has no room for another connection's "
+                    + cqEntries + " send entries (lower SEND_QUEUE_DEPTH, or spread clients over more servers)");
+        }
         QueuePair q = null;
         ControlWords.Slot word = null;
         MemoryWindow window = null;
         EngineBuffer[] buffers = new EngineBuffer[recvDepth];
         try {
             int askInline = Math.max(config.option(RdmaOption.MAX_INLINE_DATA), 8);
-            q = id.createQueuePair(device.pd, cq.cq, new QpSpec(sqDepth, rqDepth, askInline));
+            q = id.createQueuePair(device.pd, cq.cq, new QpSpec(sqDepth, rqDepth, askInline,
+                    srq == null ? null : srq.srq));
             int grantedInline = q.maxInlineData();
             this.inlineLimit = Math.min(config.option(RdmaOption.MAX_INLINE_DATA), grantedInline);
             // Credit updates are 8-byte inline WRITEs: inline means the value is copied at post time, so a
@@ -80,6 +96,7 @@ final class ConnectionResources {
             device.releaseCq(cq, cqEntries);
             throw e;
         }
+        metrics.receiveMemory((long) recvDepth * bufferSize);
         this.qp = q;
         this.creditWord = word;
         this.creditWindow = window;

@@ -29,7 +29,9 @@ import java.util.function.Consumer;
  * <em>hello</em>, a 0-byte SEND, and writes the peer's word only after the peer's hello arrived:
  * <ol>
  *   <li>each side posts one buffer-less receive for the peer's hello before anything else on its receive
- *       queue (the server before it accepts, the client before it sends its own hello);</li>
+ *       queue (the server before it accepts, the client before it sends its own hello); a server connection
+ *       on a shared receive queue posts none: an SRQ receive is kept for the hello (no credit stands for it),
+ *       the server accepts only once it is, and the receive queue hands the first arrival here;</li>
  *   <li>on ESTABLISHED each side posts the bind of its window (if it has one) before anything else;</li>
  *   <li>the client sends its hello once its bind completed; the server once its bind completed and the
  *       client's hello arrived (so the client's hello receive is surely posted: no receiver-not-ready);</li>
@@ -63,6 +65,8 @@ final class CreditWordHandshake {
     private final MemoryWindow window;
     private final int wordRkey;
     private final SendQueue send;
+    /** On a shared receive queue: the receive queue that recognises the peer's hello; else null. */
+    private final ReceiveQueue sharedReceive;
     private final Consumer<Throwable> failed;
     private final SendWorkRequests sendWr = new SendWorkRequests(1, 0);
     private final ReceiveWorkRequests receiveWr = new ReceiveWorkRequests(1, 0);
@@ -71,13 +75,17 @@ final class CreditWordHandshake {
     private boolean bound;
     private boolean helloSent;
     private boolean peerHelloReceived;
+    /** A server on an SRQ: an SRQ receive is kept for the peer's hello (then it may accept). */
+    private boolean peerHelloReceiveKept;
+    /** What waits for {@link #peerHelloReceiveKept} (the accept), or null. */
+    private Runnable onReceiveKept;
     private long peerWordAddress;
     private int peerWordRkey;
     private int outstanding;
 
     CreditWordHandshake(String description, QueuePair qp, PendingOperations pending, CompletionTarget target,
             EngineMetrics metrics, boolean server, ControlWords.Slot word, MemoryWindow window, SendQueue send,
-            Consumer<Throwable> failed) {
+            ReceiveQueue sharedReceive, Consumer<Throwable> failed) {
         this.description = description;
         this.qp = qp;
         this.pending = pending;
@@ -88,7 +96,21 @@ final class CreditWordHandshake {
         this.window = window;
         this.wordRkey = window != null ? window.nextRkey() : word.rkey();
         this.send = send;
+        this.sharedReceive = sharedReceive;
         this.failed = failed;
+    }
+
+    /**
+     * Runs {@code r} once the peer's hello will find a receive: at once, except for a server connection on a
+     * shared receive queue, whose SRQ receive for the hello may have to wait for a refill (the server
+     * accepts only then, so the client's hello never meets an empty SRQ). Poller thread.
+     */
+    void whenPeerHelloCanArrive(Runnable r) {
+        if (sharedReceive == null || !active || peerHelloReceiveKept) {
+            r.run();
+        } else {
+            onReceiveKept = r;
+        }
     }
 
     /** The rkey the peer writes this side's word with (the window's, once bound). Any thread. */
@@ -105,6 +127,12 @@ final class CreditWordHandshake {
         active = true;
         peerWordAddress = peerAddress;
         peerWordRkey = peerRkey;
+        if (sharedReceive != null) {
+            // A server connection on an SRQ has no receive queue of its own: the client's hello lands in an
+            // SRQ buffer (one is kept for it, uncredited) and the receive queue hands it here.
+            sharedReceive.expectPeerHello(this::peerHelloArrived, this::peerHelloReceiveKept);
+            return;
+        }
         PendingOperation p = pending.acquire(target, OperationType.CREDIT_UPDATE, Step.PEER_HELLO, -1, System.nanoTime());
         receiveWr.clear();
         receiveWr.add(p.wrId());
@@ -150,14 +178,27 @@ final class CreditWordHandshake {
                 bound = true;
                 maybeSendHello();
             }
-            case PEER_HELLO -> {
-                peerHelloReceived = true;
-                send.peerCreditWord(peerWordAddress, peerWordRkey); // the next flush writes it when due
-                maybeSendHello();
-            }
+            case PEER_HELLO -> peerHelloArrived();
             case HELLO -> {
             }
         }
+    }
+
+    /** An SRQ receive is kept for the peer's hello: the connection may be accepted. */
+    private void peerHelloReceiveKept() {
+        peerHelloReceiveKept = true;
+        Runnable r = onReceiveKept;
+        onReceiveKept = null;
+        if (r != null) {
+            r.run();
+        }
+    }
+
+    /** The peer's word may be written from now on; the server answers with its own hello. */
+    private void peerHelloArrived() {
+        peerHelloReceived = true;
+        send.peerCreditWord(peerWordAddress, peerWordRkey); // the next flush writes it when due
+        maybeSendHello();
     }
 
     /** The QP was destroyed before this work request's flush arrived. */

@@ -1,5 +1,7 @@
 package io.reactiverdma.reactive.impl.connection;
 
+import reactor.util.annotation.Nullable;
+
 import io.reactiverdma.reactive.impl.completion.CompletionPoller;
 import io.reactiverdma.reactive.impl.completion.CompletionTarget;
 import io.reactiverdma.reactive.impl.completion.PendingOperation;
@@ -83,6 +85,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     /** Written on the poller thread only; volatile because refusals on a subscriber's thread name it too. */
     private volatile Throwable closeCause;
     private boolean releasing;
+    /** The peer's hello will find a receive (see {@link #whenPeerHelloCanArrive}). */
+    private boolean handshakeReceiveKept;
     /** A flush is requested for the end of the poller's cycle (see {@link #flush()}). */
     private boolean flushRequested;
     private java.util.concurrent.ScheduledFuture<?> drainWatchdog;
@@ -97,6 +101,12 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
      * the rdma_cm thread. On failure everything created here is released again.
      */
     public EngineConnection(RdmaCmThread cm, CmId id, DeviceResources device, RdmaTransportConfig config, boolean server) {
+        this(cm, id, device, config, server, null);
+    }
+
+    /** The same, receiving from {@code srq} when not null (a server's shared receive queue on this device). */
+    public EngineConnection(RdmaCmThread cm, CmId id, DeviceResources device, RdmaTransportConfig config, boolean server,
+            @Nullable SharedReceives srq) {
         this.cm = cm;
         this.id = id;
         this.config = config;
@@ -105,7 +115,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         this.localAddress = id.localAddress();
         this.remoteAddress = id.peerAddress();
         this.metrics = EngineMetrics.of(config, device.context().name(), remoteAddress);
-        this.resources = new ConnectionResources(id, device, config, metrics);
+        this.resources = new ConnectionResources(id, device, config, metrics, srq);
         this.poller = resources.cq.poller;
         this.flow = new FlowControl(config.option(RdmaOption.SEND_QUEUE_DEPTH), config.option(RdmaOption.RECEIVE_QUEUE_DEPTH));
         PendingOperations pending = resources.cq.pending;
@@ -116,7 +126,10 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
                 resources.receiveBuffers, config.option(RdmaOption.RECEIVE_BUFFER_SIZE), this::requestFlush,
                 e -> close(new RdmaException(description + ": ibv_post_recv failed: " + e.getMessage(), e)));
         this.handshake = new CreditWordHandshake(description, resources.qp, pending, this, metrics, server,
-                resources.creditWord, resources.creditWindow, send, this::close);
+                resources.creditWord, resources.creditWindow, send, srq == null ? null : receive, this::close);
+        if (srq != null) {
+            receive.useShared(srq.join(resources.qp.qpNum(), receive, this::close));
+        }
         metrics.connections(1);
         device.register(resources.qp.qpNum(), this::queuePairFailed);
         poller.attach(this);
@@ -157,6 +170,26 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     public Negotiation offer() {
         return new Negotiation(resources.creditsOffered, resources.creditWord.incomingAddress(),
                 handshake.wordRkey(), config.option(RdmaOption.RECEIVE_BUFFER_SIZE));
+    }
+
+    /**
+     * Poller thread: runs {@code accept} once the peer's hello will find a receive (at once unless this is
+     * a server connection on a shared receive queue that must wait for an SRQ receive to be kept for it);
+     * if that takes longer than {@code bound}, the connection closes instead (the accept then rejects).
+     */
+    public void whenPeerHelloCanArrive(Runnable accept, java.time.Duration bound) {
+        java.util.concurrent.ScheduledFuture<?> timer = EngineTimer.schedule(() -> poller.execute(() -> {
+            if (!handshakeReceiveKept) {
+                close(new RdmaException(description + ": no receive of the shared receive queue came free for the "
+                        + "peer's hello within " + bound));
+                accept.run(); // sees the close and rejects
+            }
+        }), bound);
+        handshake.whenPeerHelloCanArrive(() -> {
+            handshakeReceiveKept = true;
+            timer.cancel(false);
+            accept.run();
+        });
     }
 
     /** Applies the peer's offer (null: a plain peer, nothing negotiated). Before ESTABLISHED; any thread. */

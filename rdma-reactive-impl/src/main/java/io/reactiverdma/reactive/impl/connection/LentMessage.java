@@ -10,7 +10,8 @@ import java.nio.ByteOrder;
 
 /**
  * The flyweight a decoding {@code receive(decoder)} subscriber is lent: one per connection, reused for
- * every message, with one read-only view per receive buffer made once. It is valid only during the
+ * every message, with one read-only view per receive buffer made once (a connection on a shared receive
+ * queue gets a new view per message: the SRQ's buffers are not its own). It is valid only during the
  * decoder's call (the receive queue reposts the buffer right after): outside it every accessor throws, so a
  * decoder that kept it fails loudly instead of reading the next message that lands in the buffer.
  * {@link #release()} does nothing: the engine takes the buffer back itself. Poller thread only.
@@ -30,9 +31,13 @@ final class LentMessage implements RdmaMessage {
         }
     }
 
-    /** Points the flyweight at buffer {@code index}'s message for one decoder call. */
-    LentMessage lend(int index, int length, boolean hasImmediate, int immediate) {
-        ByteBuffer v = views[index];
+    /**
+     * Points the flyweight at the message in this connection's buffer {@code index} for one decoder call, or,
+     * when {@code shared} is not null, in that buffer of a shared receive queue (whose view is made now).
+     */
+    LentMessage lend(EngineBuffer shared, int index, int length, boolean hasImmediate, int immediate) {
+        ByteBuffer v = shared == null ? views[index]
+                : shared.memory().slice(shared.offset(), shared.length()).asReadOnlyBuffer().order(ByteOrder.BIG_ENDIAN);
         v.limit(length).position(0);
         this.view = v;
         this.length = length;

@@ -51,17 +51,24 @@ final class ReceiveQueue {
     private final ReceiveWorkRequests wr;
     private final PendingOperation[] batch;
     /**
-     * Arrived messages not delivered yet, in order: a ring of receive-buffer indices (at most one entry per
-     * buffer, so {@code depth} entries), with each buffer's arrival in {@link #lengths}/{@link #immediates}.
+     * Arrived messages not delivered yet, in order: a ring of (buffer, index, generation, length, immediate)
+     * in parallel arrays. With its own buffers a connection never has more than {@code depth} arrivals; on
+     * a shared receive queue the ring grows if a peer without credits sends more (allocation only then).
      * A message handle ({@link EngineMessage}) is made only when a message is emitted to a
      * {@code receive()} subscriber; a decoding subscriber gets the {@link LentMessage} flyweight instead.
      */
-    private final int[] arrived;
+    private EngineBuffer[] arrivedBuffer;
+    private int[] arrivedIndex;
+    private int[] arrivedGeneration;
+    private int[] arrivedLength;
+    private int[] arrivedImmediate;
+    private boolean[] arrivedWithImmediate;
     private int arrivedHead;
     private int arrivedCount;
-    private final int[] lengths;
-    private final int[] immediates;
-    private final boolean[] withImmediate;
+    /** Receives come from this shared receive queue instead of {@link #buffers} (null: its own). */
+    private SharedReceives.Member shared;
+    /** A server connection on a shared receive queue waits for the peer's hello (see {@link #expectPeerHello}). */
+    private Runnable peerHello;
     /** The flyweight lent to a decoder (created with the first decoding subscriber). */
     private LentMessage lent;
     /**
@@ -102,16 +109,89 @@ final class ReceiveQueue {
             free[i] = depth - 1 - i;
         }
         this.freeCount = depth;
-        this.wr = new ReceiveWorkRequests(depth, 1);
+        this.wr = new ReceiveWorkRequests(Math.max(1, depth), 1); // no buffers of its own on an SRQ
         this.batch = new PendingOperation[depth];
-        this.arrived = new int[depth];
-        this.lengths = new int[depth];
-        this.immediates = new int[depth];
-        this.withImmediate = new boolean[depth];
+        allocateArrivals(Math.max(1, depth));
+    }
+
+    private void allocateArrivals(int capacity) {
+        EngineBuffer[] b = new EngineBuffer[capacity];
+        int[] index = new int[capacity];
+        int[] generation = new int[capacity];
+        int[] length = new int[capacity];
+        int[] imm = new int[capacity];
+        boolean[] withImm = new boolean[capacity];
+        for (int k = 0; k < arrivedCount; k++) { // the ring unrolled into the new arrays, oldest first
+            int from = (arrivedHead + k) % arrivedBuffer.length;
+            b[k] = arrivedBuffer[from];
+            index[k] = arrivedIndex[from];
+            generation[k] = arrivedGeneration[from];
+            length[k] = arrivedLength[from];
+            imm[k] = arrivedImmediate[from];
+            withImm[k] = arrivedWithImmediate[from];
+        }
+        arrivedBuffer = b;
+        arrivedIndex = index;
+        arrivedGeneration = generation;
+        arrivedLength = length;
+        arrivedImmediate = imm;
+        arrivedWithImmediate = withImm;
+        arrivedHead = 0;
     }
 
     CompletionPoller poller() {
         return poller;
+    }
+
+    /** From now on receive from an SRQ: credits are allotted from it, messages land in its buffers. */
+    void useShared(SharedReceives.Member member) {
+        this.shared = member;
+    }
+
+    String description() {
+        return description;
+    }
+
+    boolean isFinished() {
+        return finished;
+    }
+
+    boolean creditsAgreed() {
+        return flow.credits();
+    }
+
+    /**
+     * The SRQ has credits again for this waiting connection: it takes them now, during its turn (the
+     * allotment serves waiters in order), and the next flush tells the peer.
+     */
+    void creditsAvailable() {
+        // Only when credits were taken does the peer need telling: a flush requested for nothing would post
+        // again, wait again, and (through the SRQ's refill) ask the other waiters again, for ever.
+        if (!closing && peerHello == null && shared.post(flow, arrivedCount) > 0) {
+            flushRequest.run();
+        }
+    }
+
+    /**
+     * On a shared receive queue the peer's hello (see {@code CreditWordHandshake}) lands in an SRQ buffer,
+     * not in a receive of the handshake's own: the first message to arrive is taken as the hello and
+     * {@code arrived} runs instead of delivering it. A posted receive is kept for it: {@code receiveKept} runs
+     * once one is (now, or when the SRQ is refilled), and only then may this side say its own hello.
+     */
+    void expectPeerHello(Runnable arrived, Runnable receiveKept) {
+        this.peerHello = arrived;
+        shared.expectHello(receiveKept);
+    }
+
+    /** Called by the SRQ for a message of this connection: true when it was the awaited hello. */
+    boolean takePeerHello() {
+        Runnable r = peerHello;
+        if (r == null) {
+            return false;
+        }
+        peerHello = null;
+        r.run();
+        return true;
     }
 
     /** Receives posted and not completed yet. */
@@ -170,6 +250,14 @@ final class ReceiveQueue {
         if (closing) {
             return;
         }
+        if (shared != null) {
+            // No credit is taken from the SRQ before the peer's hello: it could not be advertised yet, and
+            // held unadvertised it would keep other connections' hellos from being given a receive.
+            if (peerHello == null) {
+                shared.post(flow, arrivedCount);
+            }
+            return;
+        }
         int n = flow.receivesToPost(freeCount, arrivedCount);
         if (n <= 0) {
             return;
@@ -225,11 +313,27 @@ final class ReceiveQueue {
             return;
         }
         flow.received();
+        arrived(buffers[index], index, generations[index], opcode, byteLen, imm, wcFlags);
+    }
+
+    /** A message for this connection landed in the SRQ's buffer {@code index} (see {@link SharedReceives}). */
+    void sharedArrived(EngineBuffer buffer, int index, int generation, int opcode, int byteLen, int imm, int wcFlags) {
+        flow.received();
+        arrived(buffer, index, generation, opcode, byteLen, imm, wcFlags);
+    }
+
+    private void arrived(EngineBuffer buffer, int index, int generation, int opcode, int byteLen, int imm, int wcFlags) {
+        if (arrivedCount == arrivedBuffer.length) {
+            allocateArrivals(arrivedBuffer.length * 2);
+        }
+        int at = (arrivedHead + arrivedCount) % arrivedBuffer.length;
+        arrivedBuffer[at] = buffer;
+        arrivedIndex[at] = index;
+        arrivedGeneration[at] = generation;
         // A WRITE_WITH_IMM's data went to the WRITE's target; the receive buffer holds nothing.
-        lengths[index] = opcode == WcOpcode.RECV_RDMA_WITH_IMM.value() ? 0 : byteLen;
-        withImmediate[index] = (wcFlags & WcFlags.WITH_IMM) != 0;
-        immediates[index] = withImmediate[index] ? imm : 0;
-        arrived[(arrivedHead + arrivedCount) % arrived.length] = index;
+        arrivedLength[at] = opcode == WcOpcode.RECV_RDMA_WITH_IMM.value() ? 0 : byteLen;
+        arrivedWithImmediate[at] = (wcFlags & WcFlags.WITH_IMM) != 0;
+        arrivedImmediate[at] = arrivedWithImmediate[at] ? imm : 0;
         arrivedCount++;
         flushRequest.run(); // the peer may be short of credits now (see FlowControl)
         deliver();
@@ -249,11 +353,23 @@ final class ReceiveQueue {
 
     /** A message's buffer came back ({@link EngineMessage#run()}). */
     void released(EngineMessage m) {
-        if (generations[m.index] != m.generation) {
-            throw new IllegalStateException(description + ": receive buffer " + m.index + " came back from generation "
-                    + m.generation + " but is at " + generations[m.index] + " (released twice inside the engine)");
+        giveBack(m.index, m.generation);
+    }
+
+    /** Buffer {@code index} of generation {@code generation} came back: to the SRQ, or to this queue. */
+    private void giveBack(int index, int generation) {
+        if (shared != null) {
+            shared.released(index, generation);
+            if (!finished) {
+                flushRequest.run();
+            }
+            return;
         }
-        recycle(m.index);
+        if (generations[index] != generation) {
+            throw new IllegalStateException(description + ": receive buffer " + index + " came back from generation "
+                    + generation + " but is at " + generations[index] + " (released twice inside the engine)");
+        }
+        recycle(index);
     }
 
     /** Buffer {@code index} is free again: reposted by the next flush, or back to the pool once finished. */
@@ -261,6 +377,7 @@ final class ReceiveQueue {
         generations[index]++;
         if (finished) {
             buffers[index].release();
+            metrics.receiveMemory(-bufferSize);
             return;
         }
         free[freeCount++] = index;
@@ -276,15 +393,17 @@ final class ReceiveQueue {
         try {
             while (sink != null) {
                 if (flow.demand() > 0 && arrivedCount > 0) {
-                    int index = arrived[arrivedHead];
-                    arrivedHead = (arrivedHead + 1) % arrived.length;
+                    int at = arrivedHead;
+                    arrivedHead = (arrivedHead + 1) % arrivedBuffer.length;
                     arrivedCount--;
+                    EngineBuffer buffer = arrivedBuffer[at];
+                    arrivedBuffer[at] = null;
                     flow.delivered();
                     if (decoder == null) {
-                        emit(sink, new EngineMessage(this, buffers[index], index, generations[index], lengths[index],
-                                withImmediate[index], immediates[index]));
+                        emit(sink, new EngineMessage(this, buffer, arrivedIndex[at], arrivedGeneration[at],
+                                arrivedLength[at], arrivedWithImmediate[at], arrivedImmediate[at]));
                     } else {
-                        decode(sink, index);
+                        decode(sink, buffer, at);
                     }
                 } else if (finished && arrivedCount == 0) {
                     FluxSink<Object> s = sink;
@@ -304,16 +423,20 @@ final class ReceiveQueue {
      * Lends message {@code index} to the decoder, takes the buffer back, and emits the result. A decoder
      * that throws (or returns null) ends the subscription with that error; its buffer comes back all the same.
      */
-    private void decode(FluxSink<Object> s, int index) {
+    private void decode(FluxSink<Object> s, EngineBuffer buffer, int at) {
+        int index = arrivedIndex[at];
+        int generation = arrivedGeneration[at];
         Object value;
         try {
-            value = decoder.apply(lent.lend(index, lengths[index], withImmediate[index], immediates[index]));
+            // Its own buffers have a view made once; an SRQ buffer gets a view for this message.
+            value = decoder.apply(lent.lend(shared == null ? null : buffer, index, arrivedLength[at],
+                    arrivedWithImmediate[at], arrivedImmediate[at]));
             if (value == null) {
                 throw new NullPointerException("the receive decoder returned null");
             }
         } catch (Throwable t) {
             lent.end();
-            recycle(index);
+            giveBack(index, generation);
             sink = null;
             decoder = null;
             flow.cancelDemand();
@@ -321,7 +444,7 @@ final class ReceiveQueue {
             return;
         }
         lent.end();
-        recycle(index);
+        giveBack(index, generation);
         emit(s, value);
     }
 
@@ -365,7 +488,11 @@ final class ReceiveQueue {
         for (int k = 0; k < freeCount; k++) {
             buffers[free[k]].release();
         }
+        metrics.receiveMemory(-(long) freeCount * bufferSize);
         freeCount = 0;
+        if (shared != null) {
+            shared.leave();
+        }
         if (sink == null) {
             dropUndelivered();
         }
@@ -375,10 +502,11 @@ final class ReceiveQueue {
     /** Nobody can take the arrived messages any more: their buffers come back. */
     private void dropUndelivered() {
         while (arrivedCount > 0) {
-            int index = arrived[arrivedHead];
-            arrivedHead = (arrivedHead + 1) % arrived.length;
+            int at = arrivedHead;
+            arrivedHead = (arrivedHead + 1) % arrivedBuffer.length;
             arrivedCount--;
-            recycle(index);
+            arrivedBuffer[at] = null;
+            giveBack(arrivedIndex[at], arrivedGeneration[at]);
         }
     }
 

@@ -105,6 +105,16 @@ final class AsyncEventReader {
                             + "CQ_ERR) on the CQ of poller " + h.poller.name()));
                 }
             }
+            case SRQ_LIMIT_REACHED, SRQ_ERR -> {
+                SharedReceiveQueueOwner owner = l.resources().ownerOf(e.srq());
+                if (owner != null) {
+                    if (e.type() == io.reactiverdma.verbs.AsyncEventType.SRQ_LIMIT_REACHED) {
+                        owner.limitReached();
+                    } else {
+                        owner.failed(e.type());
+                    }
+                }
+            }
             case PORT_ACTIVE -> l.publish().accept(new DeviceEvent(device.name(), DeviceEvent.Type.PORT_ACTIVE, e.port()));
             case PORT_ERR -> l.publish().accept(new DeviceEvent(device.name(), DeviceEvent.Type.PORT_ERROR, e.port()));
             case GID_CHANGE -> l.publish().accept(new DeviceEvent(device.name(), DeviceEvent.Type.GID_CHANGE, e.port()));

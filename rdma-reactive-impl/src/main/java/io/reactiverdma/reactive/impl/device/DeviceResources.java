@@ -14,6 +14,8 @@ import io.reactiverdma.reactive.impl.verbs.ProtectionDomain;
 import io.reactiverdma.reactive.impl.verbs.Registration;
 import io.reactiverdma.verbs.AccessFlags;
 
+import reactor.util.annotation.Nullable;
+
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -49,6 +51,9 @@ public final class DeviceResources {
     private final Set<CompletionQueueHandle> allCqs = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Live connections by QP number, for async QP errors. */
     private final Map<Integer, QueuePairOwner> connections = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Live shared receive queues, for their async events. */
+    private final Map<io.reactiverdma.reactive.impl.verbs.SharedReceiveQueue, SharedReceiveQueueOwner> srqs =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private AsyncEventReader.Listener asyncEvents;
     private volatile Runnable removed;
 
@@ -91,6 +96,32 @@ public final class DeviceResources {
 
     QueuePairOwner ownerOf(int qpNum) {
         return connections.get(qpNum);
+    }
+
+    public void register(io.reactiverdma.reactive.impl.verbs.SharedReceiveQueue srq, SharedReceiveQueueOwner owner) {
+        srqs.put(srq, owner);
+    }
+
+    public void unregister(io.reactiverdma.reactive.impl.verbs.SharedReceiveQueue srq) {
+        srqs.remove(srq);
+    }
+
+    SharedReceiveQueueOwner ownerOf(@Nullable io.reactiverdma.reactive.impl.verbs.SharedReceiveQueue srq) {
+        return srq == null ? null : srqs.get(srq);
+    }
+
+    /**
+     * A CQ of {@code entries} (at most the device's max_cqe) that no other connection is given: connections
+     * reserve on it themselves; it stops once nothing is reserved any more (see {@link #releaseCq}).
+     */
+    public CompletionQueueHandle dedicatedCq(RdmaTransportConfig config, int entries, EngineMetrics metrics) {
+        int size = Math.min(entries, Math.max(1, context.maxCqe()));
+        CompletionQueueHandle h = new CompletionQueueHandle(context, size, config.option(RdmaOption.IDLE_STRATEGY),
+                config.option(RdmaOption.POLL_BATCH_SIZE), config.option(RdmaOption.COMPLETION_VECTOR), metrics,
+                "rdma-poller-" + POLLER_IDS.incrementAndGet()
+                + "-" + context.name() + "-srq", true, "srq@" + Integer.toHexString(System.identityHashCode(this)));
+        allCqs.add(h);
+        return h;
     }
 
     CompletionQueueHandle handleOf(io.reactiverdma.reactive.impl.verbs.CompletionQueue cq) {

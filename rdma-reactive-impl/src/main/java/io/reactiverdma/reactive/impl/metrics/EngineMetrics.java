@@ -59,6 +59,9 @@ public abstract class EngineMetrics {
     /** A datagram endpoint joined (+1) or left (-1) a multicast group. */
     public abstract void multicastGroups(int delta);
 
+    /** Pinned receive-buffer memory of the device changed by {@code deltaBytes}. */
+    public abstract void receiveMemory(long deltaBytes);
+
     private static final class Noop extends EngineMetrics {
         @Override
         public String cqKeySuffix() {
@@ -99,6 +102,10 @@ public abstract class EngineMetrics {
 
         @Override
         public void multicastGroups(int delta) {
+        }
+
+        @Override
+        public void receiveMemory(long deltaBytes) {
         }
     }
 
@@ -167,6 +174,11 @@ public abstract class EngineMetrics {
         @Override
         public void multicastGroups(int delta) {
             recorder.multicastGroupsChanged(device, delta);
+        }
+
+        @Override
+        public void receiveMemory(long deltaBytes) {
+            recorder.receiveMemoryChanged(device, deltaBytes);
         }
     }
 }

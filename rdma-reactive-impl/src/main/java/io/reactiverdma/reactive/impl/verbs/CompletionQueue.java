@@ -8,6 +8,15 @@ public interface CompletionQueue {
     /** Receives one completion; the arguments are {@code struct ibv_wc} fields (imm in host order). */
     interface Handler {
         void onCompletion(long wrId, int status, int opcode, int vendorErr, int byteLen, int immData, int wcFlags);
+
+        /**
+         * The same with the completion's {@code qp_num}, which the queues call: a receive taken from a shared
+         * receive queue is told apart by it alone (its {@code wr_id} is the SRQ's).
+         */
+        default void onCompletion(int qpNum, long wrId, int status, int opcode, int vendorErr, int byteLen,
+                int immData, int wcFlags) {
+            onCompletion(wrId, status, opcode, vendorErr, byteLen, immData, wcFlags);
+        }
     }
 
     /**

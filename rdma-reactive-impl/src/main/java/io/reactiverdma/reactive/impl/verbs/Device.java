@@ -19,6 +19,9 @@ public interface Device {
     /** {@code max_qp_rd_atom}: RDMA READs/atomics a QP may have outstanding as target. */
     int maxQpRdAtom();
 
+    /** {@code max_srq_wr}: the largest shared receive queue (0: the device has none). */
+    int maxSrqWr();
+
     /** {@code ibv_alloc_pd}. */
     ProtectionDomain allocateProtectionDomain();
 

@@ -18,6 +18,11 @@ public interface ProtectionDomain {
      */
     MemoryWindow allocateWindow();
 
+    /**
+     * {@code ibv_create_srq} of at least {@code maxWr} receives of one SGE each, its limit not armed.
+     */
+    SharedReceiveQueue createSharedReceiveQueue(int maxWr);
+
     /** {@code ibv_dealloc_pd}, after every registration and QP of it is gone. */
     void close();
 }

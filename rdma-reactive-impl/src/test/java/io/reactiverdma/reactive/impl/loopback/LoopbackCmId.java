@@ -289,12 +289,17 @@ public final class LoopbackCmId implements CmId {
             if (p.device != device || c.device != device || p.isClosed() || c.isClosed()) {
                 throw Errnos.fail("rdma_create_qp", Errnos.EINVAL, "the PD and CQ must be live and on " + device);
             }
-            if (spec.maxSendWr() < 1 || spec.maxSendWr() > LoopbackQueuePair.MAX_WR || spec.maxRecvWr() < 1
-                    || spec.maxRecvWr() > LoopbackQueuePair.MAX_WR || spec.maxInlineData() < 0) {
+            LoopbackSharedReceiveQueue srq = (LoopbackSharedReceiveQueue) spec.srq();
+            boolean recvOk = srq != null || (spec.maxRecvWr() >= 1 && spec.maxRecvWr() <= LoopbackQueuePair.MAX_WR);
+            if (spec.maxSendWr() < 1 || spec.maxSendWr() > LoopbackQueuePair.MAX_WR || !recvOk
+                    || spec.maxInlineData() < 0) {
                 throw Errnos.fail("rdma_create_qp", Errnos.EINVAL, spec.toString());
             }
+            if (srq != null && (srq.pd != p || srq.isDestroyed())) {
+                throw Errnos.fail("rdma_create_qp", Errnos.EINVAL, "the SRQ must be live and of the QP's PD");
+            }
             q = new LoopbackQueuePair(this, p, c, spec.maxSendWr(), spec.maxRecvWr(),
-                    Math.min(spec.maxInlineData(), LoopbackQueuePair.MAX_INLINE));
+                    Math.min(spec.maxInlineData(), LoopbackQueuePair.MAX_INLINE), srq);
             p.queuePairs.add(q);
             c.queuePairs.add(q);
             qp = q;

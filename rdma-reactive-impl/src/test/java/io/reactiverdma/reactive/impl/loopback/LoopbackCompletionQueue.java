@@ -20,11 +20,23 @@ import java.util.concurrent.TimeUnit;
  */
 public final class LoopbackCompletionQueue implements CompletionQueue {
     /** One work completion ({@code struct ibv_wc} fields, imm in host order). */
-    public record Completion(long wrId, int status, int opcode, int vendorErr, int byteLen, int immData, int wcFlags,
-                             int srcQp) {
-        /** A completion of a connected QP (no source QP to name). */
+    public record Completion(int qpNum, long wrId, int status, int opcode, int vendorErr, int byteLen, int immData,
+                             int wcFlags, int srcQp) {
+        /** A completion of a connected QP (no source QP to name), of no QP in particular. */
         public Completion(long wrId, int status, int opcode, int vendorErr, int byteLen, int immData, int wcFlags) {
-            this(wrId, status, opcode, vendorErr, byteLen, immData, wcFlags, 0);
+            this(0, wrId, status, opcode, vendorErr, byteLen, immData, wcFlags, 0);
+        }
+
+        /** A datagram's completion, naming its source QP. */
+        public Completion(long wrId, int status, int opcode, int vendorErr, int byteLen, int immData, int wcFlags,
+                int srcQp) {
+            this(0, wrId, status, opcode, vendorErr, byteLen, immData, wcFlags, srcQp);
+        }
+
+        /** A completion naming the QP it belongs to (a receive of a shared receive queue needs it). */
+        public Completion(int qpNum, long wrId, int status, int opcode, int vendorErr, int byteLen, int immData,
+                int wcFlags) {
+            this(qpNum, wrId, status, opcode, vendorErr, byteLen, immData, wcFlags, 0);
         }
 
     }
@@ -132,7 +144,7 @@ public final class LoopbackCompletionQueue implements CompletionQueue {
             Completion c = scratch[i];
             scratch[i] = null;
             currentSrcQp = c.srcQp();
-            handler.onCompletion(c.wrId(), c.status(), c.opcode(), c.vendorErr(), c.byteLen(), c.immData(), c.wcFlags());
+            handler.onCompletion(c.qpNum(), c.wrId(), c.status(), c.opcode(), c.vendorErr(), c.byteLen(), c.immData(), c.wcFlags());
         }
         return n;
     }

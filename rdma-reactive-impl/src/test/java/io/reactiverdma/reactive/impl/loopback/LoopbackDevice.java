@@ -73,6 +73,12 @@ public final class LoopbackDevice implements Device {
         return resources;
     }
 
+    /** Like rxe's (RXE_MAX_SRQ_WR). */
+    @Override
+    public int maxSrqWr() {
+        return 1 << 20;
+    }
+
     @Override
     public ProtectionDomain allocateProtectionDomain() {
         stack.ensureAvailable();

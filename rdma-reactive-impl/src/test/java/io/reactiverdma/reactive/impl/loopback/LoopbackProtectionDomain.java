@@ -16,6 +16,7 @@ public final class LoopbackProtectionDomain implements ProtectionDomain {
     final Set<LoopbackRegistration> registrations = ConcurrentHashMap.newKeySet();
     final Set<LoopbackQueuePair> queuePairs = ConcurrentHashMap.newKeySet();
     final Set<LoopbackWindow> windows = ConcurrentHashMap.newKeySet();
+    final Set<LoopbackSharedReceiveQueue> srqs = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     LoopbackProtectionDomain(LoopbackDevice device) {
@@ -47,6 +48,19 @@ public final class LoopbackProtectionDomain implements ProtectionDomain {
     }
 
     @Override
+    public LoopbackSharedReceiveQueue createSharedReceiveQueue(int maxWr) {
+        if (closed) {
+            throw Errnos.fail("ibv_create_srq", Errnos.EINVAL, "the protection domain was deallocated");
+        }
+        if (maxWr < 1 || maxWr > device.maxSrqWr()) {
+            throw Errnos.fail("ibv_create_srq", Errnos.EINVAL, maxWr + " work requests (max_srq_wr " + device.maxSrqWr() + ")");
+        }
+        LoopbackSharedReceiveQueue q = new LoopbackSharedReceiveQueue(this, maxWr);
+        srqs.add(q);
+        return q;
+    }
+
+    @Override
     public MemoryWindow allocateWindow() {
         if (closed) {
             throw Errnos.fail("ibv_alloc_mw", Errnos.EINVAL, "the protection domain was deallocated");
@@ -67,6 +81,10 @@ public final class LoopbackProtectionDomain implements ProtectionDomain {
     public void close() {
         if (closed) {
             return;
+        }
+        srqs.removeIf(LoopbackSharedReceiveQueue::isDestroyed);
+        if (!srqs.isEmpty()) {
+            throw Errnos.fail("ibv_dealloc_pd", Errnos.EBUSY, srqs.size() + " shared receive queues still use " + this);
         }
         if (!registrations.isEmpty() || !queuePairs.isEmpty() || !windows.isEmpty()) {
             throw Errnos.fail("ibv_dealloc_pd", Errnos.EBUSY, registrations.size() + " registrations, "

@@ -51,6 +51,8 @@ public final class LoopbackQueuePair implements QueuePair {
     final LoopbackCmId id;
     final LoopbackProtectionDomain pd;
     final LoopbackCompletionQueue cq;
+    /** Where its receives come from instead of {@link #rq}, or null. */
+    final LoopbackSharedReceiveQueue srq;
     private final int qpNum;
     final int maxSendWr;
     final int maxRecvWr;
@@ -72,7 +74,8 @@ public final class LoopbackQueuePair implements QueuePair {
     int retryAttempts;
 
     LoopbackQueuePair(LoopbackCmId id, LoopbackProtectionDomain pd, LoopbackCompletionQueue cq, int maxSendWr,
-            int maxRecvWr, int maxInline) {
+            int maxRecvWr, int maxInline, LoopbackSharedReceiveQueue srq) {
+        this.srq = srq;
         this.stack = pd.stack;
         this.id = id;
         this.pd = pd;
@@ -240,6 +243,9 @@ public final class LoopbackQueuePair implements QueuePair {
                 if (state == State.DESTROYED) {
                     throw refused("ibv_post_recv", Errnos.EINVAL, 0, "the QP " + qpNum + " was destroyed");
                 }
+                if (srq != null) {
+                    throw refused("ibv_post_recv", Errnos.EINVAL, 0, "the QP " + qpNum + " receives from an SRQ");
+                }
                 LoopbackFaults.PostRefusal f = stack.faults.takePostRefusal(false, this, chain.count());
                 for (int i = 0; i < chain.count(); i++) {
                     if (f != null && f.index() == i) {
@@ -282,6 +288,16 @@ public final class LoopbackQueuePair implements QueuePair {
             }
             enterError();
         }
+    }
+
+    /** Whether a receive is ready for an incoming message (fabric lock held). */
+    boolean hasReceive() {
+        return srq != null ? !srq.queue.isEmpty() : !rq.isEmpty();
+    }
+
+    /** Takes the receive an incoming message consumes, or null: RNR (fabric lock held). */
+    RecvWqe takeReceive() {
+        return srq != null ? srq.take() : rq.poll();
     }
 
     /** Moves to ERR (unless destroyed) and schedules the flush of everything queued. Fabric lock held. */

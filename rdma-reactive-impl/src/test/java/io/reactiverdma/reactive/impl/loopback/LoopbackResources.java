@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class LoopbackResources {
     /** What is counted. */
     public enum Kind {
-        CM_CHANNEL, CM_ID, QUEUE_PAIR, COMPLETION_QUEUE, PROTECTION_DOMAIN, REGISTRATION, MEMORY_WINDOW,
+        CM_CHANNEL, CM_ID, QUEUE_PAIR, COMPLETION_QUEUE, PROTECTION_DOMAIN, REGISTRATION, MEMORY_WINDOW, SHARED_RECEIVE_QUEUE,
         /** Work requests posted and not completed yet (send and receive). */
         OUTSTANDING_WR
     }
@@ -74,6 +74,11 @@ public final class LoopbackResources {
     /** Bytes of the live registrations. */
     public long registeredBytes() {
         return registeredBytes.get();
+    }
+
+    /** The live objects of {@code kind} themselves (for tests that look into one). */
+    public List<Object> objects(Kind kind) {
+        return new ArrayList<>(live.get(kind).keySet());
     }
 
     /** Descriptions of the live objects of {@code kind}. */

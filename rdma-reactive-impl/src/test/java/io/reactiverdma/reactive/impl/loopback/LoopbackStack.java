@@ -247,6 +247,13 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         return n;
     }
 
+    /** Times a message found no receive posted at its destination (RNR; each retry counts). */
+    public long rnrWaits() {
+        synchronized (lock) {
+            return wire.rnrWaits;
+        }
+    }
+
     /** Stops the wire thread; nothing executes afterwards. Idempotent. */
     @Override
     public void close() {

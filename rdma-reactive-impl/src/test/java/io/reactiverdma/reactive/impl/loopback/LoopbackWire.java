@@ -21,6 +21,8 @@ import io.reactiverdma.verbs.WrOpcode;
 final class LoopbackWire {
     private static final int BUDGET = 64;
     private final LoopbackStack stack;
+    /** Messages that found no receive posted (each retry counts), under the fabric lock. */
+    long rnrWaits;
 
     LoopbackWire(LoopbackStack stack) {
         this.stack = stack;
@@ -59,7 +61,7 @@ final class LoopbackWire {
 
     private void complete(LoopbackQueuePair qp, long wrId, WcStatus status, WcOpcode opcode, int byteLen, int imm,
             int flags) {
-        qp.cq.push(new Completion(wrId, status.value(), opcode.value(), status == WcStatus.SUCCESS ? 0 : 0x10,
+        qp.cq.push(new Completion(qp.qpNum(), wrId, status.value(), opcode.value(), status == WcStatus.SUCCESS ? 0 : 0x10,
                 byteLen, imm, flags));
     }
 
@@ -219,11 +221,11 @@ final class LoopbackWire {
                 if (data == null) {
                     return Result.failed(WcStatus.LOC_PROT_ERR);
                 }
-                RecvWqe r = peer.rq.peek();
+                RecvWqe r = peer.takeReceive();
                 if (r == null) {
+                    rnrWaits++;
                     return Result.RNR_WAIT;
                 }
-                peer.rq.poll();
                 if (data.length > r.length()) {
                     complete(peer, r.wrId(), WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, 0, 0);
                     responderError(peer);
@@ -251,7 +253,8 @@ final class LoopbackWire {
                     return Result.failed(WcStatus.LOC_PROT_ERR);
                 }
                 boolean imm = w.opcode() == WrOpcode.RDMA_WRITE_WITH_IMM;
-                if (imm && peer.rq.isEmpty()) {
+                if (imm && !peer.hasReceive()) {
+                    rnrWaits++;
                     return Result.RNR_WAIT;
                 }
                 if (data.length > 0) {
@@ -264,7 +267,7 @@ final class LoopbackWire {
                     target.write(w.remoteAddr(), data, data.length);
                 }
                 if (imm) {
-                    RecvWqe r = peer.rq.poll();
+                    RecvWqe r = peer.takeReceive();
                     complete(peer, r.wrId(), WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, data.length, w.imm(),
                             WcFlags.WITH_IMM);
                 }

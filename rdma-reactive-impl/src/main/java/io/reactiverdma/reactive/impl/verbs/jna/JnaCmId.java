@@ -65,7 +65,8 @@ final class JnaCmId implements CmId {
 
     @Override
     public QueuePair createQueuePair(ProtectionDomain pd, CompletionQueue cq, QpSpec spec) {
-        return queuePair(pd, QpInitAttributes.rc(((JnaCompletionQueue) cq).cq()), spec);
+        return queuePair(pd, QpInitAttributes.rc(((JnaCompletionQueue) cq).cq())
+                .srq(spec.srq() == null ? null : ((JnaSharedReceiveQueue) spec.srq()).srq), spec);
     }
 
     private QueuePair queuePair(ProtectionDomain pd, QpInitAttributes type, QpSpec spec) {

@@ -56,7 +56,7 @@ final class JnaCompletionQueue implements CompletionQueue {
         int n = cq.poll(wcs);
         for (int i = 0; i < n; i++) {
             current = i;
-            handler.onCompletion(wcs.wrId(i), wcs.statusCode(i), wcs.opcodeCode(i), wcs.vendorErr(i),
+            handler.onCompletion(wcs.qpNum(i), wcs.wrId(i), wcs.statusCode(i), wcs.opcodeCode(i), wcs.vendorErr(i),
                     wcs.byteLen(i), wcs.immData(i), wcs.wcFlags(i));
         }
         return n;

@@ -17,6 +17,7 @@ final class JnaDevice implements Device {
     final VerbsContext context;
     private final DeviceAttributes attributes;
     private final Map<Long, JnaCompletionQueue> cqs = new ConcurrentHashMap<>();
+    private final Map<Long, JnaSharedReceiveQueue> srqs = new ConcurrentHashMap<>();
     private volatile WakeupFd asyncWakeup;
 
     JnaDevice(VerbsContext context) {
@@ -45,8 +46,21 @@ final class JnaDevice implements Device {
     }
 
     @Override
+    public int maxSrqWr() {
+        return attributes.maxSrqWr();
+    }
+
+    /** Knows {@code srq} by its address, so its async events name it. */
+    JnaSharedReceiveQueue track(io.reactiverdma.verbs.SharedReceiveQueue srq) {
+        long address = srq.address();
+        JnaSharedReceiveQueue q = new JnaSharedReceiveQueue(srq, () -> srqs.remove(address));
+        srqs.put(address, q);
+        return q;
+    }
+
+    @Override
     public ProtectionDomain allocateProtectionDomain() {
-        return new JnaProtectionDomain(context.allocPd());
+        return new JnaProtectionDomain(context.allocPd(), this);
     }
 
     @Override
@@ -89,7 +103,8 @@ final class JnaDevice implements Device {
         try {
             int qpNum = e.queuePair() != null ? e.queuePair().qpNum() : -1;
             JnaCompletionQueue cq = e.completionQueue() != null ? cqs.get(e.completionQueue().address()) : null;
-            return new AsyncEventInfo(e.type(), e.portNum(), qpNum, cq);
+            JnaSharedReceiveQueue srq = e.sharedReceiveQueue() != null ? srqs.get(e.sharedReceiveQueue().address()) : null;
+            return new AsyncEventInfo(e.type(), e.portNum(), qpNum, cq, srq);
         } finally {
             context.ackAsyncEvent(e);
         }

@@ -10,8 +10,16 @@ import java.nio.ByteBuffer;
 final class JnaProtectionDomain implements ProtectionDomain {
     final io.reactiverdma.verbs.ProtectionDomain pd;
 
-    JnaProtectionDomain(io.reactiverdma.verbs.ProtectionDomain pd) {
+    private final JnaDevice device;
+
+    JnaProtectionDomain(io.reactiverdma.verbs.ProtectionDomain pd, JnaDevice device) {
         this.pd = pd;
+        this.device = device;
+    }
+
+    @Override
+    public io.reactiverdma.reactive.impl.verbs.SharedReceiveQueue createSharedReceiveQueue(int maxWr) {
+        return device.track(pd.createSharedReceiveQueue(maxWr, 1, 0));
     }
 
     @Override
