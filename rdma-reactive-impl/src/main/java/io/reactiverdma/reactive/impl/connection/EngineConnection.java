@@ -393,6 +393,12 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         if (state == State.CLOSING || state == State.CLOSED) {
             return;
         }
+        if (state == State.ESTABLISHED && flushRequested && closeCause == null) {
+            // Work handed over before the close but not posted yet (it waits for the end of this cycle's
+            // flush) is posted first, as it was before doorbell batching: the close is ordered after it, and
+            // it completes or is flushed like any posted work instead of failing "not posted".
+            flush();
+        }
         state = State.CLOSING;
         closeRequested = true;
         send.close();
