@@ -373,6 +373,11 @@ public final class BufferPool implements RdmaMemory {
         return registeredBytes;
     }
 
+    /** Bytes of idle slabs (no chunk held) still registered. */
+    public synchronized long idleBytes() {
+        return idleBytes;
+    }
+
     /** Idle slabs deregistered so far. */
     public synchronized long slabsReleased() {
         return slabsReleased;
