@@ -12,6 +12,7 @@ import io.reactiverdma.reactive.impl.verbs.Registration;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.time.Duration;
 import java.util.Collections;
@@ -42,6 +43,14 @@ public final class BufferPool implements RdmaMemory {
         Registration register(ByteBuffer directBuffer, Set<RemoteAccess> remoteAccess);
     }
 
+    /**
+     * Gives a released slab's pages back to the system ({@code madvise(MADV_DONTNEED)} in production): the
+     * direct buffer itself is freed only when the GC collects it, which may be never on a quiet heap.
+     */
+    interface Pages {
+        void discard(ByteBuffer memory);
+    }
+
     /** Runs a task later (the engine's timer; a manual one in host tests). */
     interface Timer {
         void schedule(Runnable task, long delayNanos);
@@ -57,6 +66,9 @@ public final class BufferPool implements RdmaMemory {
     private final PoolRelease release;
     private final LongSupplier clock;
     private final Timer timer;
+    private final Pages pages;
+    /** Memory of released slabs, pages discarded: the next slabs reuse it (no GC needed to free it). */
+    private final ArrayDeque<ByteBuffer> discarded = new ArrayDeque<>();
     /** Per size class (index: log2(chunk size)): slabs with some chunks held and some free. Guarded by this. */
     private final Slab.List[] partial = new Slab.List[32];
     /** Per size class: slabs with no chunk held, oldest idle first. Guarded by this. */
@@ -76,11 +88,11 @@ public final class BufferPool implements RdmaMemory {
     /** A pool that never gives slabs back (host tests of other parts). */
     public BufferPool(Registrar registrar, int slabSize, String description) {
         this(registrar, slabSize, description, new PoolRelease(Duration.ZERO, Long.MAX_VALUE), System::nanoTime,
-                (task, delay) -> { });
+                (task, delay) -> { }, memory -> { });
     }
 
     BufferPool(Registrar registrar, int slabSize, String description, PoolRelease release, LongSupplier clock,
-            Timer timer) {
+            Timer timer, Pages pages) {
         if (Integer.bitCount(slabSize) != 1 || slabSize < MIN_CHUNK) {
             throw new IllegalArgumentException("slabSize must be a power of two >= " + MIN_CHUNK + ", got " + slabSize);
         }
@@ -90,6 +102,7 @@ public final class BufferPool implements RdmaMemory {
         this.release = Objects.requireNonNull(release, "release");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.timer = Objects.requireNonNull(timer, "timer");
+        this.pages = Objects.requireNonNull(pages, "pages");
         for (int i = 0; i < 32; i++) {
             partial[i] = new Slab.List();
             idle[i] = new Slab.List();
@@ -148,11 +161,20 @@ public final class BufferPool implements RdmaMemory {
     }
 
     private PooledBuffer carveSlab(int chunkSize, int length) {
-        ByteBuffer memory = ByteBuffer.allocateDirect(slabSize).order(ByteOrder.nativeOrder());
+        ByteBuffer memory;
+        synchronized (this) {
+            memory = discarded.poll();
+        }
+        if (memory == null) {
+            memory = ByteBuffer.allocateDirect(slabSize).order(ByteOrder.nativeOrder());
+        }
         Registration r;
         try {
             r = registrar.register(memory, EnumSet.noneOf(RemoteAccess.class));
         } catch (RuntimeException e) {
+            synchronized (this) {
+                discarded.push(memory);
+            }
             throw new RdmaException("cannot register a " + slabSize + "-byte slab for the buffer pool of "
                     + description + ": " + e.getMessage(), e);
         }
@@ -237,6 +259,12 @@ public final class BufferPool implements RdmaMemory {
             try {
                 s.registration.deregister();
                 freed++;
+                // Unpinned now: give its pages back (the GC would free the buffer late or never) and keep
+                // the memory for the next slab.
+                pages.discard(s.memory);
+                synchronized (this) {
+                    discarded.push(s.memory);
+                }
             } catch (RuntimeException e) {
                 // Still pinned (and the device may still map it): keep it, and its buffer reachable, for close.
                 EngineLog.error(description + ": deregistering an idle " + s.bytes() + "-byte slab failed", e);

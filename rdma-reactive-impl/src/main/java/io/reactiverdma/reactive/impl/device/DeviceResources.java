@@ -73,7 +73,7 @@ public final class DeviceResources {
         this.memoryWindows = probeMemoryWindows(pd);
         this.pool = new BufferPool(this::register, SLAB_SIZE, context.name(), release, System::nanoTime,
                 (task, delayNanos) -> io.reactiverdma.reactive.impl.support.EngineTimer.schedule(task,
-                        java.time.Duration.ofNanos(delayNanos)));
+                        java.time.Duration.ofNanos(delayNanos)), SlabPages.INSTANCE);
         this.controlWords = new ControlWords(pool, !memoryWindows);
     }
 
