@@ -3,6 +3,7 @@ package io.reactiverdma.reactive.impl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaTransportConfig;
 import io.reactiverdma.reactive.RegisteredBuffer;
 import io.reactiverdma.reactive.impl.device.BufferPool;
@@ -57,6 +58,8 @@ final class MemoryAfterBurstScenario implements AutoCloseable {
 
     private RdmaTransportConfig config() {
         return RdmaTransportConfig.defaults().withHost(host).withPort(0)
+                // A burst of connects at once under emulation: set-up is serial on the rdma_cm threads.
+                .withOption(RdmaOption.CONNECT_TIMEOUT, wait)
                 .withMetrics(true, () -> MicrometerRdmaRecorder.of(registry));
     }
 

@@ -59,6 +59,8 @@ public final class BufferPool implements RdmaMemory {
     static final int MIN_CHUNK = 64;
     /** Distinct metrics recorders the pool reports to: bounded, as a supplier may make one per connection. */
     static final int MAX_RECORDERS = 8;
+    /** Slabs one timer run deregisters at most (then it comes back at once): the timer has other work. */
+    static final int MAX_RELEASED_PER_RUN = 16;
 
     private final Registrar registrar;
     private final int slabSize;
@@ -77,6 +79,11 @@ public final class BufferPool implements RdmaMemory {
     private final List<Slab> slabs = new ArrayList<>();
     private final Set<UserRegistration> userRegistrations = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     private final Map<Object, EngineMetrics> recorders = new IdentityHashMap<>();
+    /**
+     * Held (before this monitor) by a release run from choosing its slabs to deregistering them, and by close:
+     * so close never returns, and the protection domain is never freed, while a release still deregisters.
+     */
+    private final Object deregistering = new Object();
     private EngineMetrics[] reportTo = new EngineMetrics[0];
     private long pooledInUse;
     private long idleBytes;
@@ -226,6 +233,12 @@ public final class BufferPool implements RdmaMemory {
      * keepIdleBytes are idle, and comes back when the next one will have been idle long enough.
      */
     void releaseIdle() {
+        synchronized (deregistering) {
+            releaseIdleSlabs();
+        }
+    }
+
+    private void releaseIdleSlabs() {
         List<Slab> toFree = new ArrayList<>();
         long again = -1;
         synchronized (this) {
@@ -243,6 +256,11 @@ public final class BufferPool implements RdmaMemory {
                     }
                 }
                 long idleFor = now - oldest.idleSince;
+                if (toFree.size() == MAX_RELEASED_PER_RUN) {
+                    again = 0;
+                    releaseScheduled = true;
+                    break;
+                }
                 if (idleFor < idleNanos) {
                     again = idleNanos - idleFor;
                     releaseScheduled = true;
@@ -413,6 +431,12 @@ public final class BufferPool implements RdmaMemory {
 
     /** Deregisters every slab and user registration. Buffers still held become unusable. */
     public void close() {
+        synchronized (deregistering) {
+            closeRegistrations();
+        }
+    }
+
+    private void closeRegistrations() {
         List<Registration> toFree = new ArrayList<>();
         List<Integer> sizes = new ArrayList<>();
         synchronized (this) {

@@ -266,6 +266,53 @@ class BufferPoolReleaseHostTest {
     }
 
     @Test
+    void oneRunDeregistersABoundedNumberOfSlabsAndComesBackForTheRest() {
+        BufferPool pool = pool(0);
+        int slabs = BufferPool.MAX_RELEASED_PER_RUN + 4;
+        burst(pool, slabs).forEach(RegisteredBuffer::release);
+        timer.advance(IDLE.plusSeconds(1)); // runs the first run and, due at once, the next
+        assertEquals(slabs, pool.slabsReleased());
+        assertEquals(0, pool.registeredBytes());
+        pool.close();
+    }
+
+    /** Close waits for a release run that is deregistering: the protection domain is freed after it only. */
+    @Test
+    void closeWaitsForAReleaseRunThatIsDeregistering() throws Exception {
+        java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch proceed = new java.util.concurrent.CountDownLatch(1);
+        BufferPool pool = pool(0);
+        List<RegisteredBuffer> held = burst(pool, 2);
+        FakeRegistration slow = (FakeRegistration) ((EngineBuffer) held.get(0)).registration();
+        held.forEach(RegisteredBuffer::release);
+        slow.onDeregister = () -> {
+            inside.countDown();
+            try {
+                proceed.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        Thread release = new Thread(() -> timer.advance(IDLE.plusSeconds(1)));
+        release.start();
+        assertTrue(inside.await(10, java.util.concurrent.TimeUnit.SECONDS));
+        Thread closing = new Thread(pool::close);
+        closing.start();
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (closing.getState() != Thread.State.BLOCKED && closing.getState() != Thread.State.TERMINATED
+                && System.nanoTime() - deadline < 0) {
+            Thread.onSpinWait();
+        }
+        assertEquals(Thread.State.BLOCKED, closing.getState(), "close must wait for the deregistration under way");
+        proceed.countDown();
+        closing.join(10_000);
+        assertEquals(Thread.State.TERMINATED, closing.getState());
+        release.join(10_000);
+        assertEquals(0, pool.registeredBytes());
+        assertTrue(registrar.registrations().stream().allMatch(r -> r.deregistrations.get() == 1), "each once");
+    }
+
+    @Test
     void aTimerTaskAfterCloseDoesNothing() {
         BufferPool pool = pool(0);
         burst(pool, 1).forEach(RegisteredBuffer::release);
