@@ -276,19 +276,24 @@ public final class BufferPool implements RdmaMemory {
         for (Slab s : toFree) {
             try {
                 s.registration.deregister();
-                freed++;
-                // Unpinned now: give its pages back (the GC would free the buffer late or never) and keep
-                // the memory for the next slab.
-                pages.discard(s.memory);
-                synchronized (this) {
-                    discarded.push(s.memory);
-                }
             } catch (RuntimeException e) {
                 // Still pinned (and the device may still map it): keep it, and its buffer reachable, for close.
                 EngineLog.error(description + ": deregistering an idle " + s.bytes() + "-byte slab failed", e);
                 synchronized (this) {
                     slabs.add(s);
                 }
+                continue;
+            }
+            freed++;
+            // Unpinned now: give its pages back (the GC would free the buffer late or never) and keep the
+            // memory for the next slab.
+            try {
+                pages.discard(s.memory);
+            } catch (RuntimeException e) {
+                EngineLog.error(description + ": giving a released slab's pages back failed", e);
+            }
+            synchronized (this) {
+                discarded.push(s.memory);
             }
         }
         if (freed > 0) {
