@@ -86,4 +86,19 @@ public interface RdmaMetricsRecorder {
      */
     default void receiveMemoryChanged(String device, long deltaBytes) {
     }
+
+    /**
+     * Memory registered by {@code device}'s buffer pool (pooled slabs, and what {@code RdmaMemory.register}
+     * and {@code allocateRegistered} registered) changed by {@code deltaBytes}: what is pinned now. Does
+     * nothing unless overridden.
+     */
+    default void registeredMemoryChanged(String device, long deltaBytes) {
+    }
+
+    /**
+     * {@code device}'s buffer pool deregistered and freed {@code count} idle slabs (see
+     * docs/memory-and-buffers.md). Does nothing unless overridden.
+     */
+    default void slabsReleased(String device, int count) {
+    }
 }

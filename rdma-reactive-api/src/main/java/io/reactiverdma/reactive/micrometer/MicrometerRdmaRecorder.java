@@ -189,6 +189,22 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
     }
 
     @Override
+    public void registeredMemoryChanged(String device, long deltaBytes) {
+        DeviceMeters d = device(device);
+        if (d != null) {
+            d.registeredMemory.addAndGet(deltaBytes);
+        }
+    }
+
+    @Override
+    public void slabsReleased(String device, int count) {
+        DeviceMeters d = device(device);
+        if (d != null) {
+            d.slabsReleased.increment(count);
+        }
+    }
+
+    @Override
     public String toString() {
         return "MicrometerRdmaRecorder{" + registry.get() + ", maxRemoteAddressTags=" + maxRemoteAddressTags + "}";
     }
@@ -234,6 +250,8 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
         private final Counter[] datagramBytes = new Counter[DatagramOutcome.values().length];
         private final java.util.concurrent.atomic.AtomicInteger groups = new java.util.concurrent.atomic.AtomicInteger();
         final AtomicLong receiveMemory = new AtomicLong();
+        final AtomicLong registeredMemory = new AtomicLong();
+        final Counter slabsReleased;
         private final PeerMeters all; // null with remote-address tags
         private final Map<InetAddress, PeerMeters> peers = new ConcurrentHashMap<>();
         private volatile PeerMeters other;
@@ -250,6 +268,11 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
                     .description("completions whose wr_id named no live operation").tags(tags).register(registry);
             Gauge.builder("rdma.receive.memory", receiveMemory, AtomicLong::get).baseUnit("bytes")
                     .description("registered memory pinned for receive buffers").tags(tags).register(registry);
+            Gauge.builder("rdma.memory.registered", registeredMemory, AtomicLong::get).baseUnit("bytes")
+                    .description("memory registered (pinned) by the device's buffer pool: slabs and user registrations")
+                    .tags(tags).register(registry);
+            slabsReleased = Counter.builder("rdma.memory.slabs.released")
+                    .description("idle pool slabs deregistered and freed").tags(tags).register(registry);
             all = perPeer ? null : new PeerMeters(registry, tags);
             for (DatagramOutcome o : DatagramOutcome.values()) {
                 datagrams[o.ordinal()] = Counter.builder("rdma.datagrams").description("datagrams by outcome")

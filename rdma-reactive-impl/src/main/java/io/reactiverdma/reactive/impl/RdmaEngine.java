@@ -8,6 +8,7 @@ import io.reactiverdma.reactive.impl.cm.DeviceLookup;
 import io.reactiverdma.reactive.impl.cm.EngineServer;
 import io.reactiverdma.reactive.impl.connection.EngineConnection;
 import io.reactiverdma.reactive.impl.device.DeviceResources;
+import io.reactiverdma.reactive.impl.device.PoolRelease;
 import io.reactiverdma.reactive.impl.support.EngineLog;
 
 import io.reactiverdma.reactive.ConnectionEvent;
@@ -48,6 +49,7 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
     static final Duration SHUTDOWN_CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
     private final RdmaStack stack;
+    private final PoolRelease poolRelease;
     private final Object lock = new Object();
     private CmEventLoop cmLoop;
     private final Map<Long, DeviceResources> devices = new ConcurrentHashMap<>();
@@ -68,7 +70,13 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
 
     /** An engine on {@code stack} (the loopback device in host tests). */
     public RdmaEngine(RdmaStack stack) {
+        this(stack, PoolRelease.fromSystemProperties());
+    }
+
+    /** An engine on {@code stack} whose devices' buffer pools give idle slabs back as {@code poolRelease} says. */
+    public RdmaEngine(RdmaStack stack, PoolRelease poolRelease) {
         this.stack = Objects.requireNonNull(stack, "stack");
+        this.poolRelease = Objects.requireNonNull(poolRelease, "poolRelease");
     }
 
     CmEventLoop cm() {
@@ -93,7 +101,7 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
     @Override
     public DeviceResources device(Device device) {
         return devices.computeIfAbsent(device.key(), k -> {
-            DeviceResources r = new DeviceResources(device);
+            DeviceResources r = new DeviceResources(device, poolRelease);
             r.startAsyncEvents(this::publish, () -> retire(device.key(), DeviceEvent.Type.DEVICE_FATAL),
                     () -> retire(device.key(), DeviceEvent.Type.DEVICE_REMOVED));
             return r;

@@ -97,6 +97,7 @@ final class ConnectionResources {
             throw e;
         }
         metrics.receiveMemory((long) recvDepth * bufferSize);
+        device.pool.attachMetrics(metrics);
         this.qp = q;
         this.creditWord = word;
         this.creditWindow = window;

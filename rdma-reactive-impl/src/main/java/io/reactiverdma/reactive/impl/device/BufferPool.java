@@ -6,23 +6,36 @@ import io.reactiverdma.reactive.RdmaMemory;
 import io.reactiverdma.reactive.RegisteredBuffer;
 import io.reactiverdma.reactive.RemoteAccess;
 import io.reactiverdma.reactive.impl.device.EngineBuffer.Root;
+import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
+import io.reactiverdma.reactive.impl.support.EngineLog;
 import io.reactiverdma.reactive.impl.verbs.Registration;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * Registered memory of one protection domain. Pooled buffers come from slabs registered once (local access
- * only) and carved into power-of-two chunks, one size class per slab; a released chunk goes back to its
- * class' free list, never to the OS until the pool closes. User registrations are separate memory
+ * only) and carved into power-of-two chunks, one size class per slab; a released chunk goes back to its slab.
+ * A slab none of whose chunks is held is idle; idle slabs are deregistered and freed once idle for
+ * {@link PoolRelease#idleTime()}, except the last {@link PoolRelease#keepIdleBytes()} of them, so the pinned
+ * memory follows the load (docs/memory-and-buffers.md). Allocation fills partly used slabs first and takes the
+ * idle slab that went idle last, so the oldest idle ones age out. User registrations are separate memory
  * regions with exactly the remote access asked for.
+ * <p>
+ * Threading as before: any thread allocates, pollers recycle, all under this monitor; registration and
+ * deregistration (slow: they pin and unpin every page) happen outside it. The release runs on the timer given
+ * (the engine's), only when something is idle: nothing is scheduled on a busy or empty pool.
  */
 public final class BufferPool implements RdmaMemory {
     /** Registers memory: the PD in production, a fake in host tests. */
@@ -30,27 +43,76 @@ public final class BufferPool implements RdmaMemory {
         Registration register(ByteBuffer directBuffer, Set<RemoteAccess> remoteAccess);
     }
 
+    /**
+     * Gives a released slab's pages back to the system ({@code madvise(MADV_DONTNEED)} in production): the
+     * direct buffer itself is freed only when the GC collects it, which may be never on a quiet heap.
+     */
+    interface Pages {
+        void discard(ByteBuffer memory);
+    }
+
+    /** Runs a task later (the engine's timer; a manual one in host tests). */
+    interface Timer {
+        void schedule(Runnable task, long delayNanos);
+    }
+
     static final int MIN_CHUNK = 64;
+    /** Distinct metrics recorders the pool reports to: bounded, as a supplier may make one per connection. */
+    static final int MAX_RECORDERS = 8;
+    /** Slabs one timer run deregisters at most (then it comes back at once): the timer has other work. */
+    static final int MAX_RELEASED_PER_RUN = 16;
 
     private final Registrar registrar;
     private final int slabSize;
     private final String description;
-    /** Free chunks per size class (index: log2(chunk size)). Guarded by this. */
-    private final List<ArrayDeque<Chunk>> free = new ArrayList<>();
-    private final List<Registration> slabs = new ArrayList<>();
+    private final PoolRelease release;
+    private final LongSupplier clock;
+    private final Timer timer;
+    private final Pages pages;
+    /** Memory of released slabs, pages discarded: the next slabs reuse it (no GC needed to free it). */
+    private final ArrayDeque<ByteBuffer> discarded = new ArrayDeque<>();
+    /** Per size class (index: log2(chunk size)): slabs with some chunks held and some free. Guarded by this. */
+    private final Slab.List[] partial = new Slab.List[32];
+    /** Per size class: slabs with no chunk held, oldest idle first. Guarded by this. */
+    private final Slab.List[] idle = new Slab.List[32];
+    /** Every registered slab (what close deregisters). */
+    private final List<Slab> slabs = new ArrayList<>();
     private final Set<UserRegistration> userRegistrations = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    private final Map<Object, EngineMetrics> recorders = new IdentityHashMap<>();
+    /**
+     * Held (before this monitor) by a release run from choosing its slabs to deregistering them, and by close:
+     * so close never returns, and the protection domain is never freed, while a release still deregisters.
+     */
+    private final Object deregistering = new Object();
+    private EngineMetrics[] reportTo = new EngineMetrics[0];
     private long pooledInUse;
+    private long idleBytes;
+    private long registeredBytes;
+    private long slabsReleased;
+    private boolean releaseScheduled;
     private boolean closed;
 
+    /** A pool that never gives slabs back (host tests of other parts). */
     public BufferPool(Registrar registrar, int slabSize, String description) {
+        this(registrar, slabSize, description, new PoolRelease(Duration.ZERO, Long.MAX_VALUE), System::nanoTime,
+                (task, delay) -> { }, memory -> { });
+    }
+
+    BufferPool(Registrar registrar, int slabSize, String description, PoolRelease release, LongSupplier clock,
+            Timer timer, Pages pages) {
         if (Integer.bitCount(slabSize) != 1 || slabSize < MIN_CHUNK) {
             throw new IllegalArgumentException("slabSize must be a power of two >= " + MIN_CHUNK + ", got " + slabSize);
         }
         this.registrar = Objects.requireNonNull(registrar, "registrar");
         this.slabSize = slabSize;
         this.description = description;
-        for (int i = 0; i <= 31; i++) {
-            free.add(new ArrayDeque<>());
+        this.release = Objects.requireNonNull(release, "release");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.timer = Objects.requireNonNull(timer, "timer");
+        this.pages = Objects.requireNonNull(pages, "pages");
+        for (int i = 0; i < 32; i++) {
+            partial[i] = new Slab.List();
+            idle[i] = new Slab.List();
         }
     }
 
@@ -75,28 +137,51 @@ public final class BufferPool implements RdmaMemory {
             chunkSize = MIN_CHUNK;
         }
         int sizeClass = Integer.numberOfTrailingZeros(chunkSize);
-        while (true) {
-            synchronized (this) {
-                ensureOpen();
-                ArrayDeque<Chunk> q = free.get(sizeClass);
-                if (!q.isEmpty()) {
-                    Chunk c = q.pop();
-                    pooledInUse += chunkSize;
-                    return new PooledBuffer(this, c, size);
+        synchronized (this) {
+            ensureOpen();
+            Slab s = partial[sizeClass].head;
+            if (s == null) {
+                s = idle[sizeClass].tail; // the one that went idle last: the older ones may age out
+                if (s != null) {
+                    idle[sizeClass].remove(s);
+                    idleBytes -= s.bytes();
+                    partial[sizeClass].addLast(s);
                 }
             }
-            // No free chunk: register a new slab outside the monitor (ibv_reg_mr pins every page and is
-            // slow; pollers recycling buffers must not wait for it), then try again.
-            carveSlab(chunkSize);
+            if (s != null) {
+                return handOut(s, sizeClass, size);
+            }
         }
+        // No free chunk: register a new slab outside the monitor (ibv_reg_mr pins every page and is slow;
+        // pollers recycling buffers must not wait for it).
+        return carveSlab(chunkSize, size);
     }
 
-    private void carveSlab(int chunkSize) {
-        ByteBuffer slab = ByteBuffer.allocateDirect(slabSize).order(ByteOrder.nativeOrder());
+    /** Takes a chunk of {@code s}, which is on its class' partial list. */
+    private PooledBuffer handOut(Slab s, int sizeClass, int length) {
+        Chunk c = s.take();
+        if (s.full()) {
+            partial[sizeClass].remove(s);
+        }
+        pooledInUse += s.chunkSize;
+        return new PooledBuffer(this, c, length);
+    }
+
+    private PooledBuffer carveSlab(int chunkSize, int length) {
+        ByteBuffer memory;
+        synchronized (this) {
+            memory = discarded.poll();
+        }
+        if (memory == null) {
+            memory = ByteBuffer.allocateDirect(slabSize).order(ByteOrder.nativeOrder());
+        }
         Registration r;
         try {
-            r = registrar.register(slab, EnumSet.noneOf(RemoteAccess.class));
+            r = registrar.register(memory, EnumSet.noneOf(RemoteAccess.class));
         } catch (RuntimeException e) {
+            synchronized (this) {
+                discarded.push(memory);
+            }
             throw new RdmaException("cannot register a " + slabSize + "-byte slab for the buffer pool of "
                     + description + ": " + e.getMessage(), e);
         }
@@ -105,18 +190,151 @@ public final class BufferPool implements RdmaMemory {
                 r.deregister();
                 ensureOpen();
             }
-            slabs.add(r);
-            ArrayDeque<Chunk> into = free.get(Integer.numberOfTrailingZeros(chunkSize));
-            for (int off = 0; off < slabSize; off += chunkSize) {
-                into.add(new Chunk(slab, r, off, chunkSize));
-            }
+            Slab s = new Slab(memory, r, chunkSize);
+            slabs.add(s);
+            registered(slabSize);
+            int sizeClass = Integer.numberOfTrailingZeros(chunkSize);
+            partial[sizeClass].addLast(s);
+            return handOut(s, sizeClass, length);
         }
     }
 
-    synchronized void recycle(Chunk c) {
-        pooledInUse -= c.size;
-        if (!closed) {
-            free.get(Integer.numberOfTrailingZeros(c.size)).push(c);
+    void recycle(Chunk c) {
+        boolean schedule = false;
+        synchronized (this) {
+            Slab s = c.slab();
+            pooledInUse -= s.chunkSize;
+            if (closed) {
+                return;
+            }
+            int sizeClass = Integer.numberOfTrailingZeros(s.chunkSize);
+            boolean wasFull = s.full();
+            s.give(c);
+            if (s.idle()) {
+                if (!wasFull) {
+                    partial[sizeClass].remove(s);
+                }
+                s.idleSince = clock.getAsLong();
+                idle[sizeClass].addLast(s);
+                idleBytes += s.bytes();
+                schedule = idleBytes > release.keepIdleBytes() && !releaseScheduled;
+                releaseScheduled |= schedule;
+            } else if (wasFull) {
+                partial[sizeClass].addLast(s);
+            }
+        }
+        if (schedule) {
+            timer.schedule(this::releaseIdle, release.idleTime().toNanos());
+        }
+    }
+
+    /**
+     * The timer's task: deregisters the slabs idle for the idle time, oldest first, while more than
+     * keepIdleBytes are idle, and comes back when the next one will have been idle long enough.
+     */
+    void releaseIdle() {
+        synchronized (deregistering) {
+            releaseIdleSlabs();
+        }
+    }
+
+    private void releaseIdleSlabs() {
+        List<Slab> toFree = new ArrayList<>();
+        long again = -1;
+        synchronized (this) {
+            releaseScheduled = false;
+            if (closed) {
+                return;
+            }
+            long now = clock.getAsLong();
+            long idleNanos = release.idleTime().toNanos();
+            while (idleBytes > release.keepIdleBytes()) {
+                Slab oldest = null;
+                for (Slab.List l : idle) {
+                    if (l.head != null && (oldest == null || l.head.idleSince - oldest.idleSince < 0)) {
+                        oldest = l.head;
+                    }
+                }
+                long idleFor = now - oldest.idleSince;
+                if (toFree.size() == MAX_RELEASED_PER_RUN) {
+                    again = 0;
+                    releaseScheduled = true;
+                    break;
+                }
+                if (idleFor < idleNanos) {
+                    again = idleNanos - idleFor;
+                    releaseScheduled = true;
+                    break;
+                }
+                oldest.list.remove(oldest);
+                idleBytes -= oldest.bytes();
+                slabs.remove(oldest);
+                toFree.add(oldest);
+            }
+        }
+        int freed = 0;
+        for (Slab s : toFree) {
+            try {
+                s.registration.deregister();
+            } catch (RuntimeException e) {
+                // Still pinned (and the device may still map it): keep it, and its buffer reachable, for close.
+                EngineLog.error(description + ": deregistering an idle " + s.bytes() + "-byte slab failed", e);
+                synchronized (this) {
+                    slabs.add(s);
+                }
+                continue;
+            }
+            freed++;
+            // Unpinned now: give its pages back (the GC would free the buffer late or never) and keep the
+            // memory for the next slab.
+            try {
+                pages.discard(s.memory);
+            } catch (RuntimeException e) {
+                EngineLog.error(description + ": giving a released slab's pages back failed", e);
+            }
+            synchronized (this) {
+                discarded.push(s.memory);
+            }
+        }
+        if (freed > 0) {
+            synchronized (this) {
+                registered(-(long) freed * slabSize);
+                slabsReleased += freed;
+                for (EngineMetrics m : reportTo) {
+                    m.slabsReleased(freed);
+                }
+            }
+        }
+        if (again >= 0) {
+            timer.schedule(this::releaseIdle, again);
+        }
+    }
+
+    /** Registered bytes changed by {@code delta}: counted and reported. Under this monitor. */
+    private void registered(long delta) {
+        registeredBytes += delta;
+        for (EngineMetrics m : reportTo) {
+            m.registeredMemory(delta);
+        }
+    }
+
+    /**
+     * Reports the registered bytes and released slabs to {@code metrics}' recorder from now on (once per
+     * distinct recorder, at most {@value #MAX_RECORDERS}): the pool is the device's, shared by connections
+     * that may report to different recorders.
+     */
+    public void attachMetrics(EngineMetrics metrics) {
+        Object id = metrics.recorderIdentity();
+        if (id == null) {
+            return;
+        }
+        synchronized (this) {
+            if (recorders.containsKey(id) || recorders.size() >= MAX_RECORDERS) {
+                return;
+            }
+            recorders.put(id, metrics);
+            reportTo = recorders.values().toArray(new EngineMetrics[0]);
+            metrics.registeredMemory(registeredBytes);
         }
     }
 
@@ -159,6 +377,7 @@ public final class BufferPool implements RdmaMemory {
                 ensureOpen();
             }
             userRegistrations.add(u);
+            registered(view.capacity());
         }
         return u;
     }
@@ -179,6 +398,9 @@ public final class BufferPool implements RdmaMemory {
             }
         }
         u.registration.deregister();
+        synchronized (this) {
+            registered(-u.length());
+        }
     }
 
     private void ensureOpen() {
@@ -197,26 +419,58 @@ public final class BufferPool implements RdmaMemory {
         return slabs.size();
     }
 
+    /** Bytes registered now: pooled slabs and user registrations (pinned memory). */
+    public synchronized long registeredBytes() {
+        return registeredBytes;
+    }
+
+    /** Bytes of idle slabs (no chunk held) still registered. */
+    public synchronized long idleBytes() {
+        return idleBytes;
+    }
+
+    /** Idle slabs deregistered so far. */
+    public synchronized long slabsReleased() {
+        return slabsReleased;
+    }
+
     /** Deregisters every slab and user registration. Buffers still held become unusable. */
     public void close() {
-        List<Registration> toFree;
+        synchronized (deregistering) {
+            closeRegistrations();
+        }
+    }
+
+    private void closeRegistrations() {
+        List<Registration> toFree = new ArrayList<>();
+        List<Integer> sizes = new ArrayList<>();
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
-            toFree = new ArrayList<>(slabs);
+            for (Slab s : slabs) {
+                toFree.add(s.registration);
+                sizes.add(s.bytes());
+            }
             for (UserRegistration u : userRegistrations) {
                 toFree.add(u.registration);
+                sizes.add(u.length());
             }
             slabs.clear();
             userRegistrations.clear();
-            free.forEach(ArrayDeque::clear);
+            for (int i = 0; i < 32; i++) {
+                partial[i] = new Slab.List();
+                idle[i] = new Slab.List();
+            }
+            idleBytes = 0;
         }
         RuntimeException failure = null;
-        for (Registration r : toFree) {
+        long freed = 0;
+        for (int i = 0; i < toFree.size(); i++) {
             try {
-                r.deregister();
+                toFree.get(i).deregister();
+                freed += sizes.get(i);
             } catch (RuntimeException e) {
                 if (failure == null) {
                     failure = e;
@@ -224,6 +478,9 @@ public final class BufferPool implements RdmaMemory {
                     failure.addSuppressed(e);
                 }
             }
+        }
+        synchronized (this) {
+            registered(-freed);
         }
         if (failure != null) {
             throw failure;
@@ -236,135 +493,6 @@ public final class BufferPool implements RdmaMemory {
     }
 
     /** A piece of a slab. */
-    record Chunk(ByteBuffer slab, Registration registration, int offset, int size) {
-    }
-
-    /** A chunk handed out. */
-    static final class PooledBuffer extends Root {
-        private final BufferPool pool;
-        private final Chunk chunk;
-        private final int length;
-
-        PooledBuffer(BufferPool pool, Chunk chunk, int length) {
-            super(Collections.emptySet());
-            this.pool = pool;
-            this.chunk = chunk;
-            this.length = length;
-        }
-
-        @Override
-        public ByteBuffer memory() {
-            return chunk.slab;
-        }
-
-        @Override
-        public int offset() {
-            return chunk.offset;
-        }
-
-        @Override
-        public long address() {
-            return chunk.registration.address() + chunk.offset;
-        }
-
-        @Override
-        public int lkey() {
-            return chunk.registration.lkey();
-        }
-
-        @Override
-        public int rkey() {
-            return chunk.registration.rkey();
-        }
-
-        @Override
-        public Registration registration() {
-            return chunk.registration;
-        }
-
-        @Override
-        public BufferPool pool() {
-            return pool;
-        }
-
-        @Override
-        public int length() {
-            return length;
-        }
-
-        @Override
-        public void free() {
-            pool.recycle(chunk);
-        }
-
-        @Override
-        public String toString() {
-            return "pooled RegisteredBuffer{" + length + " bytes" + (isReleased() ? ", released" : "") + "}";
-        }
-    }
-
-    /** Memory the user registered. */
-    static final class UserRegistration extends Root {
-        private final BufferPool pool;
-        private final ByteBuffer memory;
-        final Registration registration;
-
-        UserRegistration(BufferPool pool, ByteBuffer memory, Registration registration, Set<RemoteAccess> access) {
-            super(access);
-            this.pool = pool;
-            this.memory = memory;
-            this.registration = registration;
-        }
-
-        @Override
-        public ByteBuffer memory() {
-            return memory;
-        }
-
-        @Override
-        public int offset() {
-            return 0;
-        }
-
-        @Override
-        public long address() {
-            return registration.address();
-        }
-
-        @Override
-        public int lkey() {
-            return registration.lkey();
-        }
-
-        @Override
-        public int rkey() {
-            return registration.rkey();
-        }
-
-        @Override
-        public Registration registration() {
-            return registration;
-        }
-
-        @Override
-        public BufferPool pool() {
-            return pool;
-        }
-
-        @Override
-        public int length() {
-            return memory.capacity();
-        }
-
-        @Override
-        public void free() {
-            pool.deregistered(this);
-        }
-
-        @Override
-        public String toString() {
-            return "registered RegisteredBuffer{" + length() + " bytes, remote " + access
-                    + (isReleased() ? ", released" : "") + "}";
-        }
+    record Chunk(Slab slab, int offset) {
     }
 }

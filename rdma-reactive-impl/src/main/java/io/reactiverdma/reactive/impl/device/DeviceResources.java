@@ -63,10 +63,17 @@ public final class DeviceResources {
     }
 
     public DeviceResources(Device context) {
+        this(context, PoolRelease.DEFAULT);
+    }
+
+    /** {@code release}: when the pool gives idle slabs back (on the engine's timer). */
+    public DeviceResources(Device context, PoolRelease release) {
         this.context = context;
         this.pd = context.allocateProtectionDomain();
         this.memoryWindows = probeMemoryWindows(pd);
-        this.pool = new BufferPool(this::register, SLAB_SIZE, context.name());
+        this.pool = new BufferPool(this::register, SLAB_SIZE, context.name(), release, System::nanoTime,
+                (task, delayNanos) -> io.reactiverdma.reactive.impl.support.EngineTimer.schedule(task,
+                        java.time.Duration.ofNanos(delayNanos)), SlabPages.INSTANCE);
         this.controlWords = new ControlWords(pool, !memoryWindows);
     }
 

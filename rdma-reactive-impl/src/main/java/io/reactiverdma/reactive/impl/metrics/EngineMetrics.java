@@ -62,6 +62,18 @@ public abstract class EngineMetrics {
     /** Pinned receive-buffer memory of the device changed by {@code deltaBytes}. */
     public abstract void receiveMemory(long deltaBytes);
 
+    /** Memory registered by the device's buffer pool changed by {@code deltaBytes}. */
+    public abstract void registeredMemory(long deltaBytes);
+
+    /** The device's buffer pool deregistered {@code count} idle slabs. */
+    public abstract void slabsReleased(int count);
+
+    /**
+     * What tells recorders apart (the pool reports to each distinct recorder once, whichever connection
+     * brought it); null when nothing is recorded.
+     */
+    public abstract Object recorderIdentity();
+
     private static final class Noop extends EngineMetrics {
         @Override
         public String cqKeySuffix() {
@@ -106,6 +118,19 @@ public abstract class EngineMetrics {
 
         @Override
         public void receiveMemory(long deltaBytes) {
+        }
+
+        @Override
+        public void registeredMemory(long deltaBytes) {
+        }
+
+        @Override
+        public void slabsReleased(int count) {
+        }
+
+        @Override
+        public Object recorderIdentity() {
+            return null;
         }
     }
 
@@ -179,6 +204,21 @@ public abstract class EngineMetrics {
         @Override
         public void receiveMemory(long deltaBytes) {
             recorder.receiveMemoryChanged(device, deltaBytes);
+        }
+
+        @Override
+        public void registeredMemory(long deltaBytes) {
+            recorder.registeredMemoryChanged(device, deltaBytes);
+        }
+
+        @Override
+        public void slabsReleased(int count) {
+            recorder.slabsReleased(device, count);
+        }
+
+        @Override
+        public Object recorderIdentity() {
+            return recorder;
         }
     }
 }

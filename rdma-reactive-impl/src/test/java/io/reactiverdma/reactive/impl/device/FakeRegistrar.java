@@ -27,6 +27,8 @@ public final class FakeRegistrar implements BufferPool.Registrar {
         final int rkey;
         final AtomicInteger deregistrations = new AtomicInteger();
         volatile RuntimeException failOnDeregister;
+        /** Runs inside deregister (a slow one, in tests). */
+        volatile Runnable onDeregister;
 
         FakeRegistration(ByteBuffer buffer, Set<RemoteAccess> access, long address, int lkey, int rkey) {
             this.buffer = buffer;
@@ -53,6 +55,10 @@ public final class FakeRegistrar implements BufferPool.Registrar {
 
         @Override
         public void deregister() {
+            Runnable r = onDeregister;
+            if (r != null) {
+                r.run();
+            }
             deregistrations.incrementAndGet();
             RuntimeException f = failOnDeregister;
             if (f != null) {
