@@ -12,7 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * variant of the protocol fails the same check (a check that cannot fail proves nothing).
  */
 public final class ModelChecks {
-    /** Interleavings explored per check (Lincheck's default is 10,000; these scenarios are small and the host build must stay quick). */
+    /**
+     * Interleavings explored per check (Lincheck's default is 10,000; these scenarios are small and the host
+     * build must stay quick). The build sets it from {@code -Dmodel-check.invocations}.
+     */
     public static final int INVOCATIONS = Integer.getInteger("reactiverdma.modelcheck.invocations", 300);
 
     private ModelChecks() {

@@ -17,8 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * {@link StreamingSend} uses it: upstream's onNext (one thread, two messages) copies into the staging area
  * while the poller terminates the stream and gives the area back to the pool. No copy may touch the area
  * once it is back in the pool, and the area goes back exactly once: by the poller's close, or by the poller's
- * second try that an onNext still inside asked for ({@code schedule()}). Three broken variants (one side's write and read swapped), asserted to
- * fail, keep the check honest.
+ * second try that an onNext still inside asked for ({@code schedule()}). Three broken variants (one side's
+ * write and read swapped), asserted to fail, keep the check honest.
  */
 @Tag("model-check")
 class StagingGateModelCheck {
@@ -41,9 +41,12 @@ class StagingGateModelCheck {
         }));
     }
 
-    /** Reading "producing" before publishing the close: an onNext may start after the read and write. */
+    /**
+     * Reading "producing" before publishing the close: an onNext in between writes after the release, or
+     * leaves the release to nobody.
+     */
     @Test
-    void theCheckFindsAWriteIntoThePoolWhenThePollerReadsProducingBeforeClosing() {
+    void theCheckFindsALeakOrAWriteIntoThePoolWhenThePollerReadsProducingBeforeClosing() {
         assertFindsBug(() -> scenario(() -> new StagingGate() {
             @Override
             boolean close() {
