@@ -1,6 +1,7 @@
 package io.reactiverdma.reactive.impl.completion;
 
 import org.jetbrains.lincheck.Lincheck;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +25,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 @Tag("model-check")
 class EventSleepModelCheck {
+
+    @BeforeEach
+    void onlyWhereTheCheckerExplores() {
+        ModelChecks.assumeCheckerExplores();
+    }
 
     @Test
     void aSleepingPollerLosesNeitherAWakeUpNorACompletionEvent() {

@@ -1,6 +1,7 @@
 package io.reactiverdma.reactive.impl.completion;
 
 import org.jetbrains.lincheck.Lincheck;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -21,6 +22,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 @Tag("model-check")
 class TaskHandOffModelCheck {
+
+    @BeforeEach
+    void onlyWhereTheCheckerExplores() {
+        ModelChecks.assumeCheckerExplores();
+    }
 
     @Test
     void everyTaskHandedOverRunsExactlyOnceOneAtATimeInOrderAcrossThePollersEnd() {

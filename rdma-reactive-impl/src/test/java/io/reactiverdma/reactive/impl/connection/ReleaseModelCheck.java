@@ -6,6 +6,7 @@ import io.reactiverdma.reactive.impl.completion.PendingOperation;
 import io.reactiverdma.reactive.impl.completion.PendingOperations;
 
 import org.jetbrains.lincheck.Lincheck;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -31,6 +32,11 @@ import static org.junit.jupiter.api.Assertions.assertSame;
  */
 @Tag("model-check")
 class ReleaseModelCheck {
+
+    @BeforeEach
+    void onlyWhereTheCheckerExplores() {
+        ModelChecks.assumeCheckerExplores();
+    }
 
     @Test
     void aMessageReleasedTwiceAtOnceGoesBackOnceAndAStaleWrIdFindsNothing() {

@@ -3,6 +3,7 @@ package io.reactiverdma.reactive.impl.connection;
 import io.reactiverdma.reactive.impl.completion.ModelChecks;
 
 import org.jetbrains.lincheck.Lincheck;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -22,6 +23,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 @Tag("model-check")
 class StagingGateModelCheck {
+
+    @BeforeEach
+    void onlyWhereTheCheckerExplores() {
+        ModelChecks.assumeCheckerExplores();
+    }
 
     @Test
     void aRacingOnNextNeverWritesIntoAStagingAreaBackInThePoolAndTheAreaGoesBackOnce() {
