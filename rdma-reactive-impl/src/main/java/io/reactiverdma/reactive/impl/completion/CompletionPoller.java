@@ -6,10 +6,8 @@ import io.reactiverdma.reactive.impl.support.EngineThread;
 
 import io.reactiverdma.reactive.PollerIdleStrategy;
 import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
-import reactor.util.concurrent.Queues;
 
 import java.util.ArrayList;
-import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -55,7 +53,8 @@ public final class CompletionPoller implements CompletionQueue.Handler {
     /** While some connection waits for credits, the poller re-reads credit words instead of sleeping. */
     private final IdleStrategy creditWaitIdle = new IdleStrategy.Backoff(20, 5, 1_000, 100_000);
     private final EngineMetrics metrics;
-    private final Queue<Runnable> tasks = Queues.<Runnable>unboundedMultiproducer().get();
+    /** Work handed over by other threads (and, once the thread ended, run on theirs). */
+    private final TaskHandOff tasks;
     /** Poller-thread only. */
     private final ArrayList<PollerClient> creditWaiters = new ArrayList<>();
     /** Clients with work ready to post at the end of this cycle (poller-thread only). */
@@ -63,12 +62,11 @@ public final class CompletionPoller implements CompletionQueue.Handler {
     private final java.util.Set<PollerClient> clients = ConcurrentHashMap.newKeySet();
     private final Thread thread;
     private volatile boolean running = true;
-    private volatile boolean sleeping;
+    /** The event-driven sleep and its wake-up (null for a spinning strategy). */
+    private final EventSleep eventSleep;
     /** Set while a spinning strategy idles (it may park): only then does a hand-over pay for an unpark. */
     private volatile boolean idling;
     private volatile Throwable failure;
-    /** The thread has ended: tasks handed over from now on run on the caller's thread (see {@link #execute}). */
-    private volatile boolean terminated;
     private long completions;
 
     CompletionPoller(String name, CompletionQueue cq, PendingOperations pending, PollerIdleStrategy strategy,
@@ -82,6 +80,8 @@ public final class CompletionPoller implements CompletionQueue.Handler {
         }
         this.idle = eventDriven ? null : IdleStrategy.of(strategy);
         this.metrics = metrics;
+        this.tasks = new TaskHandOff(name);
+        this.eventSleep = eventDriven ? new EventSleep(new SleepChannel(), MAX_SLEEP_NS) : null;
         this.thread = new EngineThread(this::run, name);
     }
 
@@ -108,14 +108,9 @@ public final class CompletionPoller implements CompletionQueue.Handler {
 
     /** Runs {@code task} on the poller thread, after the tasks handed over before it (wakes it if it sleeps). */
     public void execute(Runnable task) {
-        tasks.offer(task);
-        if (terminated) {
-            // Nobody owns the poller's connections any more (all closed): what still arrives, such as a
-            // message released after its connection closed, runs here, one caller at a time, in order.
-            synchronized (tasks) {
-                runTasks();
-            }
-        } else {
+        // Once the thread has ended the task runs here, one caller at a time, in order (a message released
+        // after its connection closed still reaches its receive queue): see TaskHandOff.
+        if (tasks.offer(task)) {
             wake();
         }
     }
@@ -173,9 +168,10 @@ public final class CompletionPoller implements CompletionQueue.Handler {
     }
 
     private void wake() {
-        if (sleeping) {
-            cq.wakeup();
-        } else if (idling || failure != null || !running) {
+        if (eventSleep != null && eventSleep.wake()) {
+            return;
+        }
+        if (idling || failure != null || !running) {
             LockSupport.unpark(thread); // a backoff or failed poller may be parked
         }
     }
@@ -196,7 +192,7 @@ public final class CompletionPoller implements CompletionQueue.Handler {
                 work += n;
             }
         }
-        work += runTasks();
+        work += tasks.runAll();
         if (failure == null) {
             work += checkCreditWaiters();
         }
@@ -241,11 +237,7 @@ public final class CompletionPoller implements CompletionQueue.Handler {
             }
         } finally {
             closeCq();
-            runTasks();
-            terminated = true;
-            synchronized (tasks) {
-                runTasks(); // a task handed over before it could see 'terminated'
-            }
+            tasks.terminate();
         }
     }
 
@@ -270,22 +262,38 @@ public final class CompletionPoller implements CompletionQueue.Handler {
     }
 
     private void sleep() {
-        sleeping = true;
-        try {
+        int n = eventSleep.sleep();
+        if (n > 0) {
+            completions += n;
+            metrics.pollBatch(n);
+        }
+    }
+
+    /** The CQ and this poller as {@link EventSleep} sees them. */
+    private final class SleepChannel implements EventSleep.Channel {
+        @Override
+        public void arm() {
             cq.arm();
-            // Poll once more after arming: a completion that arrived before the arm raises no event.
-            int n = cq.poll(this);
-            if (n > 0) {
-                completions += n;
-                metrics.pollBatch(n);
-                return;
-            }
-            if (!tasks.isEmpty() || !flushes.isEmpty() || !running) {
-                return;
-            }
-            cq.await(MAX_SLEEP_NS);
-        } finally {
-            sleeping = false;
+        }
+
+        @Override
+        public int poll() {
+            return cq.poll(CompletionPoller.this);
+        }
+
+        @Override
+        public boolean hasWork() {
+            return !tasks.isEmpty() || !flushes.isEmpty() || !running;
+        }
+
+        @Override
+        public void await(long timeoutNs) {
+            cq.await(timeoutNs);
+        }
+
+        @Override
+        public void wakeup() {
+            cq.wakeup();
         }
     }
 
@@ -305,20 +313,6 @@ public final class CompletionPoller implements CompletionQueue.Handler {
                 EngineLog.error("completion poller " + name + ": failing " + c + " failed", t);
             }
         }
-    }
-
-    private int runTasks() {
-        int n = 0;
-        Runnable r;
-        while ((r = tasks.poll()) != null) {
-            try {
-                r.run();
-            } catch (Throwable t) {
-                EngineLog.error("task on completion poller " + name + " failed", t);
-            }
-            n++;
-        }
-        return n;
     }
 
     private int checkCreditWaiters() {

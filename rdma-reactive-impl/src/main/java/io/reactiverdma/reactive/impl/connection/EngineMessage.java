@@ -6,7 +6,6 @@ import io.reactiverdma.reactive.RdmaMessage;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One received message: a handle on the receive buffer it landed in, stamped with that buffer's
@@ -18,10 +17,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * <p>{@link #run()} is the hand-over of a release to the connection's poller thread (the handle is its own
  * task, so releasing allocates nothing).
  */
-final class EngineMessage implements RdmaMessage, Runnable {
-    private static final AtomicIntegerFieldUpdater<EngineMessage> RELEASED =
-            AtomicIntegerFieldUpdater.newUpdater(EngineMessage.class, "released");
-
+final class EngineMessage extends SingleRelease implements RdmaMessage, Runnable {
     private final ReceiveQueue queue;
     private final EngineBuffer buffer;
     final int index;
@@ -29,7 +25,6 @@ final class EngineMessage implements RdmaMessage, Runnable {
     private final int length;
     private final int immediate;
     private final boolean hasImmediate;
-    private volatile int released;
 
     EngineMessage(ReceiveQueue queue, EngineBuffer buffer, int index, int generation, int length,
             boolean hasImmediate, int immediate) {
@@ -44,7 +39,7 @@ final class EngineMessage implements RdmaMessage, Runnable {
 
     @Override
     public ByteBuffer data() {
-        if (released != 0) {
+        if (isReleased()) {
             throw EngineBuffer.released();
         }
         return buffer.memory().slice(buffer.offset(), length).asReadOnlyBuffer().order(ByteOrder.BIG_ENDIAN);
@@ -75,7 +70,7 @@ final class EngineMessage implements RdmaMessage, Runnable {
     /** Gives the buffer back (the first call only; any thread). */
     @Override
     public void release() {
-        if (RELEASED.compareAndSet(this, 0, 1)) {
+        if (claimRelease()) {
             queue.poller().run(this);
         }
     }
@@ -86,13 +81,9 @@ final class EngineMessage implements RdmaMessage, Runnable {
         queue.released(this);
     }
 
-    boolean isReleased() {
-        return released != 0;
-    }
-
     @Override
     public String toString() {
         return "RdmaMessage{" + length + " bytes" + (hasImmediate ? ", imm=0x" + Integer.toHexString(immediate) : "")
-                + (released != 0 ? ", released" : "") + "}";
+                + (isReleased() ? ", released" : "") + "}";
     }
 }

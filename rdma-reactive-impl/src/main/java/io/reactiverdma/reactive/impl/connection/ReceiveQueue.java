@@ -44,7 +44,7 @@ final class ReceiveQueue {
     private final FlowControl flow;
     private final EngineMetrics metrics;
     private final EngineBuffer[] buffers;
-    private final int[] generations;
+    private final BufferGenerations generations;
     private final int[] free;
     private int freeCount;
     private final int bufferSize;
@@ -103,7 +103,7 @@ final class ReceiveQueue {
         this.flushRequest = flushRequest;
         this.postFailed = postFailed;
         int depth = buffers.length;
-        this.generations = new int[depth];
+        this.generations = new BufferGenerations(description, depth);
         this.free = new int[depth];
         for (int i = 0; i < depth; i++) {
             free[i] = depth - 1 - i;
@@ -313,7 +313,7 @@ final class ReceiveQueue {
             return;
         }
         flow.received();
-        arrived(buffers[index], index, generations[index], opcode, byteLen, imm, wcFlags);
+        arrived(buffers[index], index, generations.current(index), opcode, byteLen, imm, wcFlags);
     }
 
     /** A message for this connection landed in the SRQ's buffer {@code index} (see {@link SharedReceives}). */
@@ -365,16 +365,12 @@ final class ReceiveQueue {
             }
             return;
         }
-        if (generations[index] != generation) {
-            throw new IllegalStateException(description + ": receive buffer " + index + " came back from generation "
-                    + generation + " but is at " + generations[index] + " (released twice inside the engine)");
-        }
+        generations.giveBack(index, generation);
         recycle(index);
     }
 
     /** Buffer {@code index} is free again: reposted by the next flush, or back to the pool once finished. */
     private void recycle(int index) {
-        generations[index]++;
         if (finished) {
             buffers[index].release();
             metrics.receiveMemory(-bufferSize);

@@ -48,7 +48,7 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
     private final int depth;
     private final int bufferSize;
     private final EngineBuffer[] buffers;
-    private final int[] generations;
+    private final BufferGenerations generations;
     private final int[] free;
     private int freeCount;
     private final CreditAllotment allotment;
@@ -161,7 +161,7 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
         this.repostBatch = Math.max(1, Math.min(CHAIN, depth / 8));
         this.limit = Math.max(1, depth / 4);
         this.allotment = new CreditAllotment(depth, config.option(RdmaOption.RECEIVE_QUEUE_DEPTH));
-        this.generations = new int[depth];
+        this.generations = new BufferGenerations(description, depth);
         this.free = new int[depth];
         this.buffers = new EngineBuffer[depth];
         this.wr = new ReceiveWorkRequests(Math.min(depth, CHAIN), 1);
@@ -254,17 +254,17 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
         }
         boolean credited = allotment.consumed(m);
         if (!success) {
-            released(m, index, generations[index]);
+            released(m, index, generations.current(index));
             metrics.completionError(WcStatus.of(status).name());
             m.fail.accept(new RdmaCompletionException(OperationType.RECEIVE, status, WcStatus.of(status).name(),
                     vendorErr, m.receive.description()));
             return;
         }
         if (m.receive.isFinished()) {
-            released(m, index, generations[index]); // nobody can take it any more
+            released(m, index, generations.current(index)); // nobody can take it any more
             return;
         }
-        m.receive.sharedArrived(buffers[index], index, generations[index], opcode, byteLen, imm, wcFlags);
+        m.receive.sharedArrived(buffers[index], index, generations.current(index), opcode, byteLen, imm, wcFlags);
         if (!credited && m.receive.creditsAgreed()) {
             m.fail.accept(new RdmaException(m.receive.description() + ": the peer sent a message without a credit "
                     + "(it overran its share of the shared receive queue)"));
@@ -279,11 +279,7 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
 
     // ------------------------------------------------------------------------------------------ buffers
     private void released(Member m, int index, int generation) {
-        if (generations[index] != generation) {
-            throw new IllegalStateException(description + ": buffer " + index + " came back from generation "
-                    + generation + " but is at " + generations[index] + " (released twice inside the engine)");
-        }
-        generations[index]++;
+        generations.giveBack(index, generation);
         allotment.released(m);
         if (closed) {
             buffers[index].release();

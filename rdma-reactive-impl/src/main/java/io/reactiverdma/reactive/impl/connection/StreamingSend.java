@@ -31,7 +31,8 @@ import java.nio.ByteBuffer;
  * messages as slots came free, once per duty cycle.
  *
  * <p>Steady state allocates nothing per message: no object is created on the data path (the one task is
- * reused), and the only per-stream allocations are this object, its staging buffer and the result's sink.
+ * reused), and the only per-stream allocations are this object (with its {@link StagingGate}), its staging
+ * buffer and the result's sink.
  *
  * <p>Outcome: the result completes when upstream completed and every message was sent (its completion
  * arrived); it errors with the first failure (a message too large, an error completion, the connection
@@ -41,14 +42,12 @@ import java.nio.ByteBuffer;
 final class StreamingSend implements CoreSubscriber<ByteBuffer>, Runnable {
     private static final VarHandle PRODUCED;
     private static final VarHandle SCHEDULED;
-    private static final VarHandle PRODUCING;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             PRODUCED = l.findVarHandle(StreamingSend.class, "produced", long.class);
             SCHEDULED = l.findVarHandle(StreamingSend.class, "scheduled", int.class);
-            PRODUCING = l.findVarHandle(StreamingSend.class, "producing", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -76,13 +75,10 @@ final class StreamingSend implements CoreSubscriber<ByteBuffer>, Runnable {
     private volatile Throwable upstreamError;
     private volatile boolean cancelled;
     /**
-     * 1 while onNext may write into the staging area. With {@link #stagingClosed} it forms a handshake
-     * (both volatile, so at least one side sees the other's write): the poller releases the staging area
-     * only when no onNext is copying, and an onNext that starts after the close copies nothing.
+     * onNext against the staging area's release: the poller releases it only when no onNext is copying,
+     * and an onNext that starts after the close copies nothing.
      */
-    private volatile int producing;
-    /** Set on the poller thread at termination: onNext must not touch the staging area any more. */
-    private volatile boolean stagingClosed;
+    private final StagingGate gate = new StagingGate();
     // ---- poller thread only
     /** Listed in the send queue's streams. */
     boolean queued;
@@ -113,15 +109,14 @@ final class StreamingSend implements CoreSubscriber<ByteBuffer>, Runnable {
 
     @Override
     public void onNext(ByteBuffer message) {
-        PRODUCING.setVolatile(this, 1);
+        boolean open = gate.enter();
         try {
-            if (upstreamDone || cancelled || stagingClosed) {
+            if (!open || upstreamDone || cancelled) {
                 return;
             }
             stage(message);
         } finally {
-            PRODUCING.setVolatile(this, 0);
-            if (stagingClosed) {
+            if (gate.leave()) {
                 schedule(); // the poller may have left the staging area's release to this thread
             }
         }
@@ -297,8 +292,8 @@ final class StreamingSend implements CoreSubscriber<ByteBuffer>, Runnable {
         if (!terminated || stagingReleased) {
             return;
         }
-        stagingClosed = true;
-        if (completedCount == postedCount && (int) PRODUCING.getVolatile(this) == 0) {
+        boolean noProducer = gate.close();
+        if (completedCount == postedCount && noProducer) {
             stagingReleased = true;
             staging.unretain();
             staging.release();
