@@ -21,6 +21,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -202,19 +204,29 @@ class LoopbackEngineTest extends LoopbackEngineTestBase {
     }
 
     @Test
-    void disposeCompletesBothSidesAndRunsOnDispose() {
+    void disposeCompletesBothSidesAndRunsOnDispose() throws InterruptedException {
         connect(true);
         RdmaConnection s = serverConnection.asMono().block(WAIT);
         assertNotNull(s);
         AtomicInteger disposed = new AtomicInteger();
-        client.onDispose().subscribe(null, null, disposed::incrementAndGet);
-        s.onDispose().subscribe(null, null, disposed::incrementAndGet);
+        CountDownLatch bothDisposed = new CountDownLatch(2);
+        client.onDispose().subscribe(null, null, () -> {
+            disposed.incrementAndGet();
+            bothDisposed.countDown();
+        });
+        s.onDispose().subscribe(null, null, () -> {
+            disposed.incrementAndGet();
+            bothDisposed.countDown();
+        });
         StepVerifier.create(s.receive())
                 .then(client::dispose)
                 .expectComplete()
                 .verify(WAIT);
         StepVerifier.create(client.onDispose()).expectComplete().verify(WAIT);
         StepVerifier.create(s.onDispose()).expectComplete().verify(WAIT);
+        // A subscriber that comes after the completion may see it before the completing thread has called the
+        // earlier subscribers: wait for them, then check each was called once.
+        assertTrue(bothDisposed.await(WAIT.toMillis(), TimeUnit.MILLISECONDS), "both onDispose callbacks ran");
         assertEquals(2, disposed.get());
         assertTrue(client.isDisposed());
         StepVerifier.create(client.send(text("late"))).expectError().verify(WAIT);
