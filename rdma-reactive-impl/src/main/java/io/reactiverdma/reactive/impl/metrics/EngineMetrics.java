@@ -62,6 +62,12 @@ public abstract class EngineMetrics {
     /** Pinned receive-buffer memory of the device changed by {@code deltaBytes}. */
     public abstract void receiveMemory(long deltaBytes);
 
+    /** A datagram endpoint created (+1) or destroyed (-1) an address handle. */
+    public abstract void addressHandles(int delta);
+
+    /** A datagram endpoint evicted a peer's address handle from its full cache. */
+    public abstract void addressHandleEvicted();
+
     private static final class Noop extends EngineMetrics {
         @Override
         public String cqKeySuffix() {
@@ -106,6 +112,14 @@ public abstract class EngineMetrics {
 
         @Override
         public void receiveMemory(long deltaBytes) {
+        }
+
+        @Override
+        public void addressHandles(int delta) {
+        }
+
+        @Override
+        public void addressHandleEvicted() {
         }
     }
 
@@ -179,6 +193,16 @@ public abstract class EngineMetrics {
         @Override
         public void receiveMemory(long deltaBytes) {
             recorder.receiveMemoryChanged(device, deltaBytes);
+        }
+
+        @Override
+        public void addressHandles(int delta) {
+            recorder.addressHandlesChanged(device, delta);
+        }
+
+        @Override
+        public void addressHandleEvicted() {
+            recorder.addressHandleEvicted(device);
         }
     }
 }
