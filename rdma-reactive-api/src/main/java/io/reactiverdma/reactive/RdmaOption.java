@@ -142,7 +142,7 @@ public final class RdmaOption<T> {
     /**
      * Datagram endpoints only: the most address handles one endpoint keeps for unicast peers, those it sends to
      * and those it replies to (each new sender QP of a {@code reply} needs one: a kernel object, limited per
-     * device; rxe allows 16,383 on a device). Beyond it the least recently used is destroyed (once no send
+     * device: rxe reports max_ah 32,767). Beyond it the least recently used is destroyed (once no send
      * in flight names it) and made again when needed: a send re-resolves its peer, a reply re-creates the
      * handle from the datagram's GRH. Multicast groups are not counted. Default 1024; 1..1048576.
      */
