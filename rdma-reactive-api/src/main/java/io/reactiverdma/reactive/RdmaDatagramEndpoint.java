@@ -20,9 +20,15 @@ import java.time.Duration;
  * counted in {@link #droppedCount()}; drops elsewhere are only visible to the application (sequence numbers).
  *
  * <p><b>Closing</b> ({@link #dispose()}) leaves every joined group, completes {@link #receive()} and every
- * {@link #join} flux, fails sends not yet transmitted with {@link InvalidRequestException}
- * ({@code CONNECTION_CLOSED}), and releases the queue pair, its completion queue, the address handles and
- * the receive and send buffers.
+ * {@link #join} flux, fails sends not yet transmitted with {@link ConnectionClosedException} (as a closed
+ * connection does), and releases the queue pair, its completion queue, the address handles and the receive
+ * and send buffers.
+ *
+ * <p><b>Address handles</b> (one per peer sent to, per sender QP replied to, per group) are kernel objects the
+ * device has a limited number of, and peers choose how many distinct senders there are: an endpoint keeps at
+ * most {@link RdmaOption#DATAGRAM_ADDRESS_HANDLES} for peers and reply senders, evicting the least recently
+ * used (made again when needed), and trusts a resolved peer for {@link RdmaOption#DATAGRAM_PEER_REFRESH}
+ * before resolving it again, so a peer that restarted on the same address (a new QP number) is reached again.
  */
 public interface RdmaDatagramEndpoint extends Disposable {
     /** The multicast group's "QP number" a group's datagrams name as destination. */
@@ -43,7 +49,9 @@ public interface RdmaDatagramEndpoint extends Disposable {
      * buffer held, what arrives next is dropped by the device. Each datagram must be
      * {@link RdmaDatagramMessage#release() released}. One subscriber at a time (a second one fails with
      * {@link IllegalStateException}); cancelling releases what was not delivered, and datagrams arriving with
-     * no subscriber are dropped and counted. Completes when the endpoint closes.
+     * no subscriber are dropped and counted. A subscriber that cancels while datagrams wait for it (as
+     * {@code next()} and {@code blockFirst()} do after the first) gives their buffers back: nothing is lost
+     * to a cancelled subscriber. Completes when the endpoint closes.
      */
     Flux<RdmaDatagramMessage> receive();
 
@@ -52,11 +60,13 @@ public interface RdmaDatagramEndpoint extends Disposable {
      * listening on the rdma_cm UDP port space at that address (this framework's, or rdma-core's
      * {@code udaddy}), or a multicast group this endpoint has {@link #join joined}. The first send to a peer
      * resolves it (address, route, and rdma_cm's SIDR exchange for its QP number and Q_Key) into an address
-     * handle kept until close. Completes empty once the device has transmitted it; fails with
-     * {@link InvalidRequestException} before anything is posted when the payload is larger than
-     * {@link #maxMessageSize()} ({@code MESSAGE_TOO_LARGE}), the group is not joined ({@code NOT_JOINED}) or
-     * the endpoint is closed ({@code CONNECTION_CLOSED}); with {@link RdmaConnectException} when the peer
-     * cannot be resolved. Cancelling does not recall a datagram already handed to the device.
+     * handle, kept while it is among the {@link RdmaOption#DATAGRAM_ADDRESS_HANDLES} most recently used and
+     * resolved again in the background once older than {@link RdmaOption#DATAGRAM_PEER_REFRESH}. Completes
+     * empty once the device has transmitted it; fails with {@link InvalidRequestException} before anything is
+     * posted when the payload is larger than {@link #maxMessageSize()} ({@code MESSAGE_TOO_LARGE}) or the group
+     * is not joined ({@code NOT_JOINED}); with {@link ConnectionClosedException} when the endpoint is closed;
+     * with {@link RdmaConnectException} when the peer cannot be resolved. Cancelling does not recall a
+     * datagram already handed to the device.
      */
     Mono<Void> send(ByteBuffer data, InetSocketAddress peer);
 
@@ -65,7 +75,8 @@ public interface RdmaDatagramEndpoint extends Disposable {
 
     /**
      * Sends {@code data} with {@code immediate} back to the sender of {@code received} (an address handle made
-     * from its GRH, kept until close), which need not listen on rdma_cm: this is how a service answers
+     * from its GRH, shared by the replies to the same sender QP while it is among the
+     * {@link RdmaOption#DATAGRAM_ADDRESS_HANDLES} most recently used), which need not listen on rdma_cm: this is how a service answers
      * rdma-core's {@code udaddy} client. Completes and fails like {@link #send}. Call it before releasing
      * {@code received}.
      */

@@ -10,7 +10,10 @@ import java.nio.ByteBuffer;
  * {@link #release() released} (exactly once; until then that buffer cannot take another datagram).
  */
 public interface RdmaDatagramMessage extends AutoCloseable {
-    /** The payload: a read-only view, valid until {@link #release()}. */
+    /**
+     * The payload: a read-only view, valid until {@link #release()}; afterwards the buffer may hold another
+     * sender's datagram, so this fails with {@link InvalidRequestException} ({@code BUFFER_RELEASED}).
+     */
     ByteBuffer data();
 
     /** Payload bytes. */
@@ -32,7 +35,7 @@ public interface RdmaDatagramMessage extends AutoCloseable {
     /** The immediate data (0 when none). */
     int immediate();
 
-    /** A copy of the payload. */
+    /** A copy of the payload; after {@link #release()} fails as {@link #data()} does. */
     byte[] toByteArray();
 
     /** Gives the receive buffer back; idempotent. */

@@ -80,6 +80,17 @@ public interface RdmaMetricsRecorder {
     default void multicastGroupsChanged(String device, int delta) {
     }
 
+    /** Address handles held by datagram endpoints on {@code device} (peers, reply senders, groups) changed by {@code delta}. */
+    default void addressHandlesChanged(String device, int delta) {
+    }
+
+    /**
+     * A datagram endpoint on {@code device} evicted a peer's address handle: it held
+     * {@link RdmaOption#DATAGRAM_ADDRESS_HANDLES} and needed another.
+     */
+    default void addressHandleEvicted(String device) {
+    }
+
     /**
      * Registered memory pinned for receive buffers on {@code device} (connections' own buffers and shared
      * receive queues') changed by {@code deltaBytes}. Does nothing unless overridden.

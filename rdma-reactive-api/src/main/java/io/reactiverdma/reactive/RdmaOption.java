@@ -139,12 +139,33 @@ public final class RdmaOption<T> {
     public static final RdmaOption<String> SHARED_RECEIVE_QUEUE_GROUP = new RdmaOption<>("SHARED_RECEIVE_QUEUE_GROUP",
             String.class, "", v -> v.length() <= 64, "a name of at most 64 characters");
 
+    /**
+     * Datagram endpoints only: the most address handles one endpoint keeps for unicast peers, those it sends to
+     * and those it replies to (each new sender QP of a {@code reply} needs one: a kernel object, limited per
+     * device: rxe reports max_ah 32,767). Beyond it the least recently used is destroyed (once no send
+     * in flight names it) and made again when needed: a send re-resolves its peer, a reply re-creates the
+     * handle from the datagram's GRH. Multicast groups are not counted. Default 1024; 1..1048576.
+     */
+    public static final RdmaOption<Integer> DATAGRAM_ADDRESS_HANDLES = intOption("DATAGRAM_ADDRESS_HANDLES", 1024, 1,
+            1 << 20);
+    /**
+     * Datagram endpoints only: how long a resolved peer is trusted. The first send to a peer after this time
+     * resolves it again in the background (rdma_cm's SIDR exchange) while sends go on with the old answer,
+     * so a peer that restarted (a new QP number on the same address) is reached again; a peer that no longer
+     * answers is forgotten, and the next send resolves it anew (and fails typed if it still does not answer).
+     * Default 10 s; 1 ms to 2^31-1 ms.
+     */
+    public static final RdmaOption<Duration> DATAGRAM_PEER_REFRESH = new RdmaOption<>("DATAGRAM_PEER_REFRESH",
+            Duration.class, Duration.ofSeconds(10), d -> d.compareTo(Duration.ofMillis(1)) >= 0
+                    && d.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) <= 0,
+            "a duration from 1 ms to 2^31-1 ms");
+
     /** Every option, for listing and validation. */
     public static final List<RdmaOption<?>> ALL = List.of(SEND_QUEUE_DEPTH, RECEIVE_QUEUE_DEPTH,
             RECEIVE_BUFFER_SIZE, MAX_INLINE_DATA, POLL_BATCH_SIZE, CREDIT_FLOW_CONTROL, COMPLETION_QUEUE_MODE,
             IDLE_STRATEGY, CONNECT_TIMEOUT, READ_ATOMIC_DEPTH, RNR_RETRY_COUNT, RETRY_COUNT, SIGNAL_INTERVAL,
             ACK_TIMEOUT, TYPE_OF_SERVICE, LOCAL_ADDRESS, COMPLETION_VECTOR, MAX_CONNECTIONS, ACCEPT_TIMEOUT,
-            SHARED_RECEIVE_QUEUE_DEPTH, SHARED_RECEIVE_QUEUE_GROUP);
+            SHARED_RECEIVE_QUEUE_DEPTH, SHARED_RECEIVE_QUEUE_GROUP, DATAGRAM_ADDRESS_HANDLES, DATAGRAM_PEER_REFRESH);
 
     private final String name;
     private final Class<T> type;

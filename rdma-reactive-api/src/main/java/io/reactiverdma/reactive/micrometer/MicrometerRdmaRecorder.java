@@ -149,6 +149,22 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
     }
 
     @Override
+    public void addressHandlesChanged(String device, int delta) {
+        DeviceMeters d = device(device);
+        if (d != null) {
+            d.addressHandles.addAndGet(delta);
+        }
+    }
+
+    @Override
+    public void addressHandleEvicted(String device) {
+        DeviceMeters d = device(device);
+        if (d != null) {
+            d.addressHandlesEvicted.increment();
+        }
+    }
+
+    @Override
     public void recordStaleCompletion(String device) {
         DeviceMeters d = device(device);
         if (d != null) {
@@ -252,6 +268,8 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
         final AtomicLong receiveMemory = new AtomicLong();
         final AtomicLong registeredMemory = new AtomicLong();
         final Counter slabsReleased;
+        final AtomicLong addressHandles = new AtomicLong();
+        final Counter addressHandlesEvicted;
         private final PeerMeters all; // null with remote-address tags
         private final Map<InetAddress, PeerMeters> peers = new ConcurrentHashMap<>();
         private volatile PeerMeters other;
@@ -283,6 +301,11 @@ public final class MicrometerRdmaRecorder implements RdmaMetricsRecorder {
             }
             io.micrometer.core.instrument.Gauge.builder("rdma.multicast.groups", groups, Number::doubleValue)
                     .description("multicast groups joined by datagram endpoints").tags(tags).register(registry);
+            Gauge.builder("rdma.datagram.address.handles", addressHandles, AtomicLong::get)
+                    .description("address handles held by datagram endpoints").tags(tags).register(registry);
+            addressHandlesEvicted = Counter.builder("rdma.datagram.address.handles.evicted")
+                    .description("peer address handles evicted by datagram endpoints whose cache was full")
+                    .tags(tags).register(registry);
         }
 
         /** A new peer: its own meters while under the cap, else the shared "other" ones (not cached per peer). */

@@ -1,5 +1,7 @@
 package io.reactiverdma.reactive.impl.datagram;
 
+import io.reactiverdma.reactive.InvalidRequestException;
+import io.reactiverdma.reactive.InvalidRequestException.Reason;
 import io.reactiverdma.reactive.RdmaDatagramMessage;
 import reactor.util.annotation.Nullable;
 
@@ -7,7 +9,11 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** A received datagram: a view of receive buffer {@code slot}, which goes back to the endpoint on release. */
+/**
+ * A received datagram: a view of receive buffer {@code slot}, which goes back to the endpoint on release.
+ * Each datagram is its own handle and releases once (a CAS), so a handle kept after release can neither
+ * release nor read the buffer's next datagram.
+ */
 final class EngineDatagram implements RdmaDatagramMessage {
     private final EngineDatagramEndpoint endpoint;
     final int slot;
@@ -32,8 +38,13 @@ final class EngineDatagram implements RdmaDatagramMessage {
         this.immediate = immediate;
     }
 
+    /** Refused once released: the buffer may hold the next datagram by then, possibly another sender's. */
     @Override
     public ByteBuffer data() {
+        if (released.get()) {
+            throw new InvalidRequestException(Reason.BUFFER_RELEASED, "the datagram was released: its receive buffer"
+                    + " may hold another datagram now");
+        }
         return data.duplicate();
     }
 
@@ -70,8 +81,9 @@ final class EngineDatagram implements RdmaDatagramMessage {
 
     @Override
     public byte[] toByteArray() {
-        byte[] b = new byte[data.remaining()];
-        data.duplicate().get(b);
+        ByteBuffer view = data();
+        byte[] b = new byte[view.remaining()];
+        view.get(b);
         return b;
     }
 

@@ -1,6 +1,7 @@
 package io.reactiverdma.reactive.impl.datagram;
 
 import io.reactiverdma.cm.PortSpace;
+import io.reactiverdma.reactive.ConnectionClosedException;
 import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.InvalidRequestException.Reason;
 import io.reactiverdma.reactive.OperationType;
@@ -112,9 +113,12 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
     // Any thread.
     private final AtomicBoolean closing = new AtomicBoolean();
     private final Map<InetAddress, MulticastGroup> groups = new ConcurrentHashMap<>();
-    private final Map<InetSocketAddress, Mono<Destination>> peers = new ConcurrentHashMap<>();
-    private final Map<ReplyKey, Destination> replies = new ConcurrentHashMap<>();
-    /** Every address handle made for this endpoint: retired (destroyed) when it closes. */
+    /** Resolutions of peers under way (rdma_cm thread), shared by the sends that wait for them. */
+    private final Map<InetSocketAddress, Mono<Destination>> resolving = new ConcurrentHashMap<>();
+    /** Peers sent to (by address) and senders replied to (by {@link ReplyKey}), bounded. */
+    private final AddressHandleCache unicastHandles;
+    private final long peerRefreshNanos;
+    /** The groups' address handles: retired (destroyed) when it closes. */
     private final Queue<Destination> destinations = new ConcurrentLinkedQueue<>();
     private final Sinks.Empty<Void> disposed = Sinks.empty();
     private volatile long dropped;
@@ -184,6 +188,8 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
         this.bufferSize = mtu + Grh.SIZE; // a peer may send a whole MTU: the receive holds it and the GRH
         this.sendDepth = config.option(RdmaOption.SEND_QUEUE_DEPTH);
         this.receiveDepth = config.option(RdmaOption.RECEIVE_QUEUE_DEPTH);
+        this.unicastHandles = new AddressHandleCache(config.option(RdmaOption.DATAGRAM_ADDRESS_HANDLES), metrics);
+        this.peerRefreshNanos = config.option(RdmaOption.DATAGRAM_PEER_REFRESH).toNanos();
         try {
             cqh = device.acquireCq(config, sendDepth + receiveDepth, metrics);
             qp = dataId.createDatagramQueuePair(device.pd, cqh.cq, new QpSpec(sendDepth, receiveDepth, 0));
@@ -249,7 +255,7 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
 
     @Override
     public Flux<RdmaDatagramMessage> receive() {
-        return Flux.create(sink -> {
+        return Flux.<RdmaDatagramMessage>create(sink -> {
             DatagramStream s = new DatagramStream(sink);
             poller.execute(() -> {
                 if (closed) {
@@ -262,13 +268,16 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
                 }
             });
             sink.onRequest(n -> poller.execute(s::drain));
-            sink.onDispose(() -> poller.execute(() -> {
-                if (unicast == s) {
-                    unicast = null;
-                }
-                s.cancelled();
-            }));
-        }, FluxSink.OverflowStrategy.BUFFER);
+            sink.onDispose(() -> {
+                s.cancel(); // seen by an emission under way on the poller, which then releases instead
+                poller.execute(() -> {
+                    if (unicast == s) {
+                        unicast = null;
+                    }
+                    s.cancelled();
+                });
+            });
+        }, FluxSink.OverflowStrategy.BUFFER).doOnDiscard(RdmaDatagramMessage.class, RdmaDatagramMessage::release);
     }
 
     /** A released datagram's buffer is posted again (unless the endpoint closed). Any thread. */
@@ -347,20 +356,44 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
             if (peer.isUnresolved()) {
                 throw new InvalidRequestException(Reason.ILLEGAL_ARGUMENT, "peer " + peer + " does not resolve");
             }
-        } catch (InvalidRequestException e) {
+        } catch (RdmaException e) { // too large, or closed: refused before anything is resolved or posted
             return Mono.error(e);
         }
         InetAddress address = peer.getAddress();
         if (address.isMulticastAddress()) {
             MulticastGroup g = groups.get(address);
-            Destination d = g == null ? null : g.destination;
-            if (d == null) {
-                return Mono.error(new InvalidRequestException(Reason.NOT_JOINED, "cannot send to multicast group "
-                        + address.getHostAddress() + ": this endpoint has not joined it (join(group) and wait for joined(group))"));
+            if (g == null || g.destination == null) {
+                return Mono.error(notJoined(address));
+            }
+            return Mono.defer(() -> {
+                Destination d = g.destination;
+                return d.hold() ? post(copy, d, hasImmediate, immediate) : Mono.error(notJoined(address));
+            });
+        }
+        return Mono.defer(() -> sendToPeer(peer, copy, hasImmediate, immediate));
+    }
+
+    private static InvalidRequestException notJoined(InetAddress group) {
+        return new InvalidRequestException(Reason.NOT_JOINED, "cannot send to multicast group " + group.getHostAddress()
+                + ": this endpoint has not joined it (join(group) and wait for joined(group))");
+    }
+
+    /**
+     * At subscription: the cached destination of {@code peer}, held for this send (and, when its answer is
+     * older than DATAGRAM_PEER_REFRESH, resolved again in the background: a peer that restarted has a new QP
+     * number), or the shared resolution of it. A destination evicted between its resolution and this send's
+     * hold is resolved again.
+     */
+    private Mono<Void> sendToPeer(InetSocketAddress peer, byte[] copy, boolean hasImmediate, int immediate) {
+        Destination d = unicastHandles.hold(peer);
+        if (d != null) {
+            if (System.nanoTime() - d.createdNanos > peerRefreshNanos && d.claimRefresh()) {
+                resolving.computeIfAbsent(peer, this::resolve).subscribe(null, e -> unicastHandles.remove(peer, d));
             }
             return post(copy, d, hasImmediate, immediate);
         }
-        return peers.computeIfAbsent(peer, this::resolve).flatMap(d -> post(copy, d, hasImmediate, immediate));
+        return resolving.computeIfAbsent(peer, this::resolve).flatMap(r -> r.hold() ? post(copy, r, hasImmediate, immediate)
+                : Mono.defer(() -> sendToPeer(peer, copy, hasImmediate, immediate)));
     }
 
     @Override
@@ -370,7 +403,7 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
         byte[] copy;
         try {
             copy = checkedCopy(data);
-        } catch (InvalidRequestException e) {
+        } catch (RdmaException e) { // too large, or closed: refused before anything is resolved or posted
             return Mono.error(e);
         }
         if (!(received instanceof EngineDatagram d) || d.endpoint() != this) {
@@ -380,15 +413,20 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
             return Mono.error(released());
         }
         ReplyKey key = new ReplyKey(d.sender().getAddress(), d.senderQpNumber());
-        Destination known = replies.get(key);
-        if (known != null) {
-            return post(copy, known, true, immediate);
-        }
-        // The GRH is copied now: the datagram may be released (and its buffer reused) before rdma_cm's turn.
-        ByteBuffer grh = ByteBuffer.allocateDirect(Grh.SIZE);
-        grh.put(receiveSlab.duplicate().position(d.slot * bufferSize).limit(d.slot * bufferSize + Grh.SIZE)).flip();
+        // The GRH is copied now: the datagram may be released (and its buffer reused) before the handle is made.
+        byte[] grh = new byte[Grh.SIZE];
+        receiveSlab.get(d.slot * bufferSize, grh);
         if (d.isReleased()) {
             return Mono.error(released());
+        }
+        return Mono.defer(() -> replyTo(key, grh, d.sender(), copy, immediate));
+    }
+
+    /** At subscription: the cached handle for the sender, held for this reply, or a new one made from its GRH. */
+    private Mono<Void> replyTo(ReplyKey key, byte[] grh, InetSocketAddress sender, byte[] copy, int immediate) {
+        Destination known = unicastHandles.hold(key);
+        if (known != null) {
+            return post(copy, known, true, immediate);
         }
         return Mono.<Destination>create(sink -> cm.execute(() -> {
             if (closing.get()) {
@@ -396,14 +434,17 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
                 return;
             }
             try {
-                sink.success(replies.computeIfAbsent(key, k -> track(new Destination(
-                        dataId.createReplyAddressHandle(device.pd, grh, k.qpn()), k.qpn(), UDP_QKEY))));
+                ByteBuffer header = ByteBuffer.allocateDirect(Grh.SIZE).put(grh).flip();
+                Destination made = new Destination(dataId.createReplyAddressHandle(device.pd, header, key.qpn()),
+                        key.qpn(), UDP_QKEY, metrics);
+                unicastHandles.put(key, made);
+                sink.success(made);
             } catch (RuntimeException e) {
-                sink.error(new RdmaException("cannot answer " + d.sender() + ": " + e.getMessage(), e));
+                sink.error(new RdmaException("cannot answer " + sender + ": " + e.getMessage(), e));
             }
-        })).flatMap(dest -> post(copy, dest, true, immediate));
+        })).flatMap(made -> made.hold() ? post(copy, made, true, immediate)
+                : Mono.defer(() -> replyTo(key, grh, sender, copy, immediate))); // evicted at once: made again
     }
-
 
     private byte[] checkedCopy(ByteBuffer data) {
         int n = data.remaining();
@@ -419,19 +460,27 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
         return copy;
     }
 
+    /**
+     * One resolution of {@code peer}, shared by the sends that miss the cache meanwhile; once it is over
+     * (its answer is in the cache, or it failed) the next miss resolves again.
+     */
     private Mono<Destination> resolve(InetSocketAddress peer) {
         int timeoutMs = (int) Math.min(Integer.MAX_VALUE, config.option(RdmaOption.CONNECT_TIMEOUT).toMillis());
         return Mono.<Destination>create(sink -> cm.execute(() -> new PeerResolver(this, cm, peer, timeoutMs, sink).start()))
-                .doOnError(e -> peers.remove(peer)) // a later send tries again
+                .doFinally(s -> resolving.remove(peer))
                 .cache();
     }
 
-    /** rdma_cm thread: the address handle for a resolved route, or null once the endpoint closes. */
-    Destination destinationFor(CmId id, DatagramRoute route) {
+    /**
+     * rdma_cm thread: the address handle for {@code peer}'s resolved route, cached (replacing an older answer),
+     * or null once the endpoint closes.
+     */
+    Destination destinationFor(InetSocketAddress peer, CmId id, DatagramRoute route) {
         if (closing.get()) {
             return null;
         }
-        return track(new Destination(id.createAddressHandle(device.pd, route), route.remoteQpn(), route.qkey()));
+        Destination d = new Destination(id.createAddressHandle(device.pd, route), route.remoteQpn(), route.qkey(), metrics);
+        return unicastHandles.put(peer, d) ? d : null;
     }
 
     private Destination track(Destination d) {
@@ -443,14 +492,14 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
         return Mono.create(sink -> poller.execute(() -> post(new SendOperation(data, destination, hasImmediate, immediate, sink))));
     }
 
-    /** Poller thread. */
+    /** Poller thread: {@code op} holds its destination until it completes or fails. */
     private void post(SendOperation op) {
         if (closed) {
-            op.sink.error(closedError());
+            failed(op, closedError());
             return;
         }
-        if (op.destination.isRetired()) {
-            op.sink.error(new InvalidRequestException(Reason.NOT_JOINED, "the group this datagram was addressed to was left"));
+        if (op.destination.isGroup() && op.destination.isRetired()) {
+            failed(op, new InvalidRequestException(Reason.NOT_JOINED, "the group this datagram was addressed to was left"));
             return;
         }
         if (freeSendCount == 0) {
@@ -474,16 +523,20 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
         } catch (RuntimeException e) {
             pending.free(p);
             freeSendSlots[freeSendCount++] = slot;
-            op.sink.error(new RdmaException("ibv_post_send refused a datagram: " + e.getMessage(), e));
+            failed(op, new RdmaException("ibv_post_send refused a datagram: " + e.getMessage(), e));
             return;
         }
         posted++;
-        op.destination.posted();
+    }
+
+    private static void failed(SendOperation op, Throwable error) {
+        op.destination.release();
+        op.sink.error(error);
     }
 
     private void onSent(SendOperation op, int status, int vendorErr) {
         freeSendSlots[freeSendCount++] = op.slot;
-        op.destination.completed();
+        op.destination.release();
         if (status == 0) {
             metrics.datagram(DatagramOutcome.SENT, op.data.length);
             op.sink.success();
@@ -549,7 +602,7 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
     @Override
     public Flux<RdmaDatagramMessage> join(InetSocketAddress group) {
         Objects.requireNonNull(group, "group");
-        return Flux.create(sink -> {
+        return Flux.<RdmaDatagramMessage>create(sink -> {
             InetAddress address = group.getAddress();
             if (address == null || !address.isMulticastAddress()) {
                 sink.error(new InvalidRequestException(Reason.ILLEGAL_ARGUMENT, group + " is not a multicast address"));
@@ -576,6 +629,7 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
             });
             sink.onRequest(n -> poller.execute(s::drain));
             sink.onDispose(() -> {
+                s.cancel();
                 // Gone for senders and joined(..) at once; rdma_leave_multicast follows on the rdma_cm thread.
                 groups.remove(address, g);
                 poller.execute(() -> {
@@ -590,7 +644,7 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
                     nextJoin();
                 }
             });
-        }, FluxSink.OverflowStrategy.BUFFER);
+        }, FluxSink.OverflowStrategy.BUFFER).doOnDiscard(RdmaDatagramMessage.class, RdmaDatagramMessage::release);
     }
 
     @Override
@@ -652,7 +706,8 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
             return;
         }
         try {
-            g.destination = track(new Destination(dataId.createAddressHandle(device.pd, route), MULTICAST_QPN, route.qkey()));
+            g.destination = track(new Destination(dataId.createAddressHandle(device.pd, route), MULTICAST_QPN, route.qkey(),
+                    metrics));
         } catch (RuntimeException ex) {
             leaveQuietly(g);
             joinFailed(g, 0, "joined " + g.group.getAddress().getHostAddress() + " but cannot create its address handle: "
@@ -685,7 +740,7 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
         if (d != null) {
             leaveQuietly(g);
             metrics.multicastGroups(-1);
-            poller.execute(d::retire);
+            d.retire(); // destroyed once the sends that hold it are done
         }
         g.joined.tryEmitError(new InvalidRequestException(Reason.NOT_JOINED, "group " + g.group + " was left"));
     }
@@ -741,7 +796,7 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
         closed = true;
         SendOperation op;
         while ((op = waitingSends.poll()) != null) {
-            op.sink.error(closedError());
+            failed(op, closedError());
         }
         if (unicast != null) {
             unicast.complete();
@@ -787,6 +842,7 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
         } catch (RuntimeException e) {
             EngineLog.error(this + ": rdma_destroy_qp failed", e);
         }
+        unicastHandles.close();
         Destination d;
         while ((d = destinations.poll()) != null) {
             d.retire();
@@ -817,8 +873,9 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
                 "reply(..) needs the datagram unreleased: its buffer holds the sender's address");
     }
 
-    static InvalidRequestException closedError() {
-        return new InvalidRequestException(Reason.CONNECTION_CLOSED, "the datagram endpoint is closed");
+    /** What connections fail with once closed, so a caller handles both alike. */
+    static ConnectionClosedException closedError() {
+        return new ConnectionClosedException("the datagram endpoint is closed");
     }
 
     @Override

@@ -73,7 +73,7 @@ final class PeerResolver implements CmEventLoop.Handler {
             fail(ConnectionEvent.Type.CONNECT_ERROR, 0, "the SIDR reply of " + peer + " carried no UD parameters");
             return;
         }
-        Destination d = endpoint.destinationFor(id, route);
+        Destination d = endpoint.destinationFor(peer, id, route);
         if (d == null) { // the endpoint closed meanwhile: its sends fail as closed
             if (finish()) {
                 sink.error(EngineDatagramEndpoint.closedError());

@@ -74,6 +74,12 @@ public abstract class EngineMetrics {
      */
     public abstract Object recorderIdentity();
 
+    /** A datagram endpoint created (+1) or destroyed (-1) an address handle. */
+    public abstract void addressHandles(int delta);
+
+    /** A datagram endpoint evicted a peer's address handle from its full cache. */
+    public abstract void addressHandleEvicted();
+
     private static final class Noop extends EngineMetrics {
         @Override
         public String cqKeySuffix() {
@@ -131,6 +137,14 @@ public abstract class EngineMetrics {
         @Override
         public Object recorderIdentity() {
             return null;
+        }
+
+        @Override
+        public void addressHandles(int delta) {
+        }
+
+        @Override
+        public void addressHandleEvicted() {
         }
     }
 
@@ -219,6 +233,16 @@ public abstract class EngineMetrics {
         @Override
         public Object recorderIdentity() {
             return recorder;
+        }
+
+        @Override
+        public void addressHandles(int delta) {
+            recorder.addressHandlesChanged(device, delta);
+        }
+
+        @Override
+        public void addressHandleEvicted() {
+            recorder.addressHandleEvicted(device);
         }
     }
 }

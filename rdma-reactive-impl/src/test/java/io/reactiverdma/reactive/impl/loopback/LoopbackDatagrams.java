@@ -27,7 +27,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * not anyone receives it; a datagram is dropped silently when the destination QP is gone, not UD, has
  * another Q_Key or has no receive posted; a receive gets 40 bytes of GRH (RoCEv2 over IPv4: 20 zero bytes,
  * then an IPv4 header with source and destination address) before the payload, and its completion names
- * the sender's QP. Multicast: QPs attached to a group (rdma_join_multicast) each get a copy, the sender too
+ * the sender's QP. The IPv4 header carries a correct checksum, as on the wire. The 20 bytes before it are
+ * undefined on real NICs (they keep whatever the buffer held) and zeroed by rxe; the loopback zeroes them too,
+ * unless built with {@link LoopbackStack.Builder#undefinedGrhBytes(boolean)}, which fills them with garbage
+ * that starts with a 6 (what an IPv6 GRH starts with) so a receiver that trusts the first nibble misreads
+ * the datagram. Multicast: QPs attached to a group (rdma_join_multicast) each get a copy, the sender too
  * when attached (multicast loopback). Fabric lock held for everything but the address-handle registry.
  */
 final class LoopbackDatagrams {
@@ -40,6 +44,8 @@ final class LoopbackDatagrams {
     private final Map<Integer, LoopbackQueuePair> byQpn = new HashMap<>();
     private final Map<InetAddress, Set<LoopbackQueuePair>> groups = new HashMap<>();
     private final Map<Long, Handle> handles = new ConcurrentHashMap<>();
+    /** What fills a GRH's undefined bytes in {@link LoopbackStack.Builder#undefinedGrhBytes(boolean)} mode (fabric lock). */
+    private final java.util.Random garbage = new java.util.Random(23);
     /** Datagrams the "fabric" dropped (no receive posted, no such QP, fault injection). */
     long dropped;
 
@@ -166,14 +172,43 @@ final class LoopbackDatagrams {
             return;
         }
         byte[] packet = new byte[GRH + data.length];
-        packet[20] = 0x45;
-        System.arraycopy(source.getAddress(), 0, packet, 32, 4);
-        System.arraycopy(destination.getAddress(), 0, packet, 36, 4);
+        if (stack.undefinedGrhBytes) {
+            garbage.nextBytes(packet); // the payload is written over below
+            packet[0] = (byte) (0x60 | (packet[0] & 0x0f));
+        }
+        ipv4Header(packet, 20, packet.length - 20, source, destination);
         System.arraycopy(data, 0, packet, GRH, data.length);
         target.write(r.addr(), packet, packet.length);
         boolean imm = w.opcode() == WrOpcode.SEND_WITH_IMM;
         complete(to, r.wrId(), WcStatus.SUCCESS, packet.length, imm ? w.imm() : 0, (imm ? WcFlags.WITH_IMM : 0) | WcFlags.GRH,
                 from.qpNum());
+    }
+
+    /** A RoCEv2 IPv4 header (IHL 5, UDP, checksum) of a packet of {@code totalLength} bytes, at {@code at}. */
+    private static void ipv4Header(byte[] p, int at, int totalLength, InetAddress source, InetAddress destination) {
+        p[at] = 0x45;
+        p[at + 1] = 0;
+        p[at + 2] = (byte) (totalLength >>> 8);
+        p[at + 3] = (byte) totalLength;
+        for (int i = 4; i < 8; i++) {
+            p[at + i] = 0; // identification, flags, fragment offset
+        }
+        p[at + 8] = 64; // TTL
+        p[at + 9] = 17; // UDP
+        System.arraycopy(source.getAddress(), 0, p, at + 12, 4);
+        System.arraycopy(destination.getAddress(), 0, p, at + 16, 4);
+        int sum = 0;
+        for (int i = 0; i < 20; i += 2) {
+            if (i != 10) {
+                sum += ((p[at + i] & 0xff) << 8) | (p[at + i + 1] & 0xff);
+            }
+        }
+        while ((sum >>> 16) != 0) {
+            sum = (sum & 0xffff) + (sum >>> 16);
+        }
+        sum = ~sum & 0xffff;
+        p[at + 10] = (byte) (sum >>> 8);
+        p[at + 11] = (byte) sum;
     }
 
     private static void complete(LoopbackQueuePair qp, long wrId, WcStatus status, int byteLen, int imm, int flags, int srcQp) {

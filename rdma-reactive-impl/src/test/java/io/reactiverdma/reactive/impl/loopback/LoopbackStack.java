@@ -44,6 +44,8 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
     final boolean rnrRetryFromPeer;
     /** Whether the devices have type 2 memory windows (ibv_alloc_mw fails with EOPNOTSUPP otherwise). */
     final boolean memoryWindows;
+    /** Whether a UD receive's undefined first 20 GRH bytes are garbage (real NICs) rather than zero (rxe). */
+    final boolean undefinedGrhBytes;
     private final List<LoopbackDevice> devices;
     private final Map<InetAddress, LoopbackDevice> byAddress = new LinkedHashMap<>();
     private final ScheduledThreadPoolExecutor executor;
@@ -62,6 +64,7 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         this.ackTimeout = b.ackTimeout;
         this.rnrRetryFromPeer = b.rnrRetryFromPeer;
         this.memoryWindows = b.memoryWindows;
+        this.undefinedGrhBytes = b.undefinedGrhBytes;
         List<LoopbackDevice> list = new ArrayList<>();
         for (Builder.Spec s : b.devices) {
             LoopbackDevice d = new LoopbackDevice(this, s.name, nextKey(), s.addresses, b.maxCqe, b.maxQpRdAtom);
@@ -102,6 +105,7 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         private int maxQpRdAtom = 128;
         private boolean rnrRetryFromPeer;
         private boolean memoryWindows = true;
+        private boolean undefinedGrhBytes;
 
         /** A device with these IP addresses (literal IPv4/IPv6 addresses). */
         public Builder device(String name, String... addresses) {
@@ -142,6 +146,16 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         /** Whether the devices have type 2 memory windows (default true, as rxe and mlx5 have). */
         public Builder memoryWindows(boolean supported) {
             this.memoryWindows = supported;
+            return this;
+        }
+
+        /**
+         * With true, the 20 bytes a RoCEv2/IPv4 UD receive starts with (before the IPv4 header) are garbage
+         * beginning with a 6, as real NICs may leave them (they are undefined; rxe zeroes them, so does the
+         * loopback by default).
+         */
+        public Builder undefinedGrhBytes(boolean garbage) {
+            this.undefinedGrhBytes = garbage;
             return this;
         }
 
