@@ -29,8 +29,11 @@ import java.util.function.Function;
  * {@link LentMessage} it was lent: that path creates nothing per message.
  *
  * <p>Demand is counted here, on the poller thread, for every way of delivering: directly (onNext on the
- * poller thread) or on a callback scheduler's worker, one task per message in order. Nothing prefetches,
- * so no receive is ever posted beyond what the subscriber asked for.
+ * poller thread) or on a callback scheduler's worker, one task per message in order. With credits nothing
+ * prefetches: no receive is posted beyond what the subscriber asked for. Without credits (a plain peer, or
+ * credits off) every free buffer is kept posted (see {@link FlowControl}): what arrives waits here, in
+ * order, until the subscriber asks for it. Receives may be posted before the connection is established (the
+ * QP is in INIT or RTR): a server posts them before it accepts, so the peer's first message finds one.
  *
  * <p>Not thread-safe: every method runs on the poller thread. A subscriber that requests or releases from
  * onNext re-enters {@link #deliver()}, which then only counts; the loop already running delivers.
