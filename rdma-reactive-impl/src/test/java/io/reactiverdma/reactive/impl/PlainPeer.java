@@ -138,6 +138,11 @@ final class PlainPeer implements AutoCloseable {
      */
     byte[] request(byte[] message, Duration wait) {
         send(message);
+        return next(wait);
+    }
+
+    /** Waits for the server's next message (and the completions of the sends posted), reposts its receive. */
+    byte[] next(Duration wait) {
         byte[] reply = null;
         while (reply == null || sendsCompleted < sent) {
             pollOne(wait);
