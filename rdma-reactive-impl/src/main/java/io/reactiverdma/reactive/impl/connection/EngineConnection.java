@@ -92,6 +92,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     /** A flush is requested for the end of the poller's cycle (see {@link #flush()}). */
     private boolean flushRequested;
     private java.util.concurrent.ScheduledFuture<?> drainWatchdog;
+    /** This connection as its device's owner of its QP number (one instance: unregister removes only it). */
+    private final io.reactiverdma.reactive.impl.device.QueuePairOwner qpOwner = this::queuePairFailed;
 
     /** Sees every event of this connection (the server forwards them to its own flux). */
     public interface ConnectionEventListener {
@@ -133,7 +135,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
             receive.useShared(srq.join(resources.qp.qpNum(), receive, this::close));
         }
         metrics.connections(1);
-        device.register(resources.qp.qpNum(), this::queuePairFailed);
+        device.register(resources.qp.qpNum(), qpOwner);
         poller.attach(this);
     }
 
@@ -558,7 +560,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         boolean failed = cause instanceof RdmaCompletionException || poller.failure() != null;
         receive.finish(failed ? cause : null);
         windows.endAll();
-        resources.device.unregister(resources.qp.qpNum());
+        resources.device.unregister(resources.qp.qpNum(), qpOwner);
         resources.release();
         poller.detach(this);
         metrics.connections(-1);

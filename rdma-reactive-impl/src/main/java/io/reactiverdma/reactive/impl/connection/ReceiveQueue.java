@@ -395,6 +395,14 @@ final class ReceiveQueue {
         delivering = true;
         try {
             while (sink != null) {
+                if (sink.isCancelled()) {
+                    // Cancelled on another thread, or from onNext while tasks were queued: the cancel task
+                    // has not run yet, but what is emitted now would be dropped unreleased (next(), take(),
+                    // timeout() drop with onNextDropped, which no discard hook sees). Stop here; what arrived
+                    // stays for a later subscriber or the close.
+                    cancel(sink);
+                    return;
+                }
                 if (flow.demand() > 0 && arrivedCount > 0) {
                     int at = arrivedHead;
                     arrivedHead = (arrivedHead + 1) % arrivedBuffer.length;
@@ -443,7 +451,7 @@ final class ReceiveQueue {
             sink = null;
             decoder = null;
             flow.cancelDemand();
-            s.error(t);
+            end(s, t); // behind the values already handed to the callback worker, which then goes
             return;
         }
         lent.end();
@@ -453,14 +461,31 @@ final class ReceiveQueue {
 
     private void emit(FluxSink<Object> s, Object m) {
         if (worker == null) {
-            s.next(m);
+            nextUnlessCancelled(s, m);
         } else {
-            worker.schedule(() -> s.next(m));
+            worker.schedule(() -> nextUnlessCancelled(s, m));
+        }
+    }
+
+    /**
+     * A cancelled sink's subscriber would drop {@code m} without a discard hook seeing it (onNextDropped): a
+     * message is released instead (any thread: the release is handed to the poller). A decoded value holds
+     * no buffer. The cancel flag is set by the cancelling thread before its cancel task is handed over.
+     */
+    private static void nextUnlessCancelled(FluxSink<Object> s, Object m) {
+        if (!s.isCancelled()) {
+            s.next(m);
+        } else if (m instanceof EngineMessage message) {
+            message.release();
         }
     }
 
     private void terminate(FluxSink<Object> s) {
-        Throwable error = terminalError;
+        end(s, terminalError);
+    }
+
+    /** Completes {@code s} ({@code error} null) or fails it, on the callback worker after its deliveries. */
+    private void end(FluxSink<Object> s, Throwable error) {
         Runnable signal = error != null ? () -> s.error(error) : s::complete;
         Scheduler.Worker w = worker;
         worker = null;
