@@ -468,6 +468,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         closeRequested = true;
         send.close();
         receive.close();
+        handshake.close();
         cm.execute(this::disconnect);
         drainWatchdog = EngineTimer.schedule(() -> poller.execute(this::drainTimedOut), DRAIN_TIMEOUT);
         drained();
