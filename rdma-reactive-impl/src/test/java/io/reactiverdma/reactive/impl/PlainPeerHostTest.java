@@ -12,12 +12,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link PlainPeerScenario} on the loopback device. Its RNR delay stands for rdma_cm's default minimum RNR
- * timer (655 ms on hardware, shortened here); the stack counts every RNR wait, so "none" is checked too.
+ * timer (655 ms on hardware, longer here); the stack counts every RNR wait, so "none" is checked too. As
+ * with rdma_cm, a QP's rnr_retry_count is the one its peer put in its connection parameters.
  */
 @Timeout(60)
 class PlainPeerHostTest {
     private final LoopbackStack stack = LoopbackStack.builder().device("loopback0", "127.0.0.1")
-            .rnrDelay(Duration.ofSeconds(2)).build();
+            .rnrDelay(Duration.ofSeconds(2)).rnrRetryFromPeer(true).build();
     private final PlainPeerScenario scenario = new PlainPeerScenario(new RdmaEngine(stack), stack, "127.0.0.1",
             Duration.ofSeconds(10));
 

@@ -23,8 +23,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /**
  * A plain peer (raw verbs, no private data: it cannot see credits) against the engine's server, on any stack
- * (the loopback device on the host, rxe in the VM). The plain peer connects with {@code rnr_retry_count} 0,
- * so a single receiver-not-ready fails its send with RNR_RETRY_EXC_ERR: the scenario sees every RNR.
+ * (the loopback device on the host, rxe in the VM). The plain peer's QP gets {@code rnr_retry_count} 0 (from
+ * the server's RNR_RETRY_COUNT, as rdma_cm does it), so a single receiver-not-ready fails its send with
+ * RNR_RETRY_EXC_ERR: the scenario sees every RNR.
  *
  * <ul>
  *   <li>{@link #backToBackMessagesAreAllDeliveredInOrder}: the server's handler asks for one message at a
@@ -43,6 +44,7 @@ final class PlainPeerScenario {
     private final List<PlainPeer> peers = new ArrayList<>();
     private DisposableRdmaServer server;
     private int depthOverride = 32;
+    private int peerRnrRetry;
 
     PlainPeerScenario(RdmaEngine engine, RdmaStack stack, String host, Duration wait) {
         this.engine = engine;
@@ -51,12 +53,18 @@ final class PlainPeerScenario {
         this.wait = wait;
     }
 
+    /**
+     * The server's configuration. {@code RNR_RETRY_COUNT} is the plain peer's: rdma_cm applies the count each
+     * side puts in its connection parameters to the other side's QP.
+     */
     RdmaTransportConfig config() {
         return RdmaTransportConfig.defaults().withHost(host).withPort(0)
+                .withOption(RdmaOption.RNR_RETRY_COUNT, peerRnrRetry)
                 .withOption(RdmaOption.RECEIVE_QUEUE_DEPTH, depthOverride)
                 .withOption(RdmaOption.RECEIVE_BUFFER_SIZE, 256);
     }
 
+    /** {@code rnrRetry} must be the server's RNR_RETRY_COUNT (see {@link #config}): set before the bind. */
     PlainPeer connectPlain(int rnrRetry) {
         PlainPeer p = PlainPeer.connect(stack, host, server.port(), rnrRetry, 256, wait);
         peers.add(p);
@@ -72,6 +80,7 @@ final class PlainPeerScenario {
      * handler that takes one at a time: all arrive, in order, and no send meets RNR.
      */
     void backToBackMessagesAreAllDeliveredInOrder(int n) {
+        peerRnrRetry = 0;
         List<String> got = new CopyOnWriteArrayList<>();
         Sinks.Empty<Void> all = Sinks.empty();
         server = engine.bind(config(), c -> {
@@ -118,6 +127,7 @@ final class PlainPeerScenario {
      * fails the peer (the test then sees it); 7: the peer waits out every RNR NAK (for a measurement).
      */
     double requestsBackToBack(int n, int rnrRetry) {
+        peerRnrRetry = rnrRetry;
         server = engine.bind(config(), c -> c.send(c.receive().map(m -> {
             try {
                 return ByteBuffer.wrap(m.toByteArray());
@@ -144,6 +154,7 @@ final class PlainPeerScenario {
      */
     long backToBackBeyondTheWindow(int n, int depth) {
         depthOverride = depth;
+        peerRnrRetry = 6;
         List<String> got = new CopyOnWriteArrayList<>();
         Sinks.Empty<Void> all = Sinks.empty();
         server = engine.bind(config(), c -> c.receive().limitRate(1).doOnNext(m -> {
