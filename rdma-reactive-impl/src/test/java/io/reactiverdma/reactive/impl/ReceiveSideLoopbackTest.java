@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The receive side of a connection under faults only the loopback device injects (delayed rdma_cm events,
@@ -200,6 +201,104 @@ class ReceiveSideLoopbackTest extends LoopbackEngineTestBase {
             assertEquals(List.of("m0", "m1", "error: bad message 2"), signals);
         } finally {
             callbacks.dispose();
+        }
+    }
+
+    /**
+     * A credit hello must not be posted once the connection is closing (the cm thread may be destroying the
+     * QP). Set-up: a raw-verbs peer that agreed on credits; the server connection's close is made to run
+     * while the rdma_cm thread is held busy (a second server's handler blocks it), so the QP stays in RTS;
+     * then the peer's hello arrives and completes a receive on the server. The server used to answer it with
+     * its own hello although it was closing; the peer must receive nothing. Loopback only: it holds the
+     * engine's rdma_cm thread and uses a raw peer on the loopback device.
+     */
+    @Test
+    void aClosingConnectionPostsNoCreditHello() throws Exception {
+        RdmaTransportConfig config = localConfig().withOption(RdmaOption.RECEIVE_BUFFER_SIZE, 256);
+        bindServer(config);
+        CountDownLatch cmHeld = new CountDownLatch(1);
+        CountDownLatch releaseCm = new CountDownLatch(1);
+        io.reactiverdma.reactive.DisposableRdmaServer blocker = engine.bind(config, c -> {
+            cmHeld.countDown();
+            try {
+                releaseCm.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return c.onDispose();
+        }).block(WAIT);
+        assertNotNull(blocker);
+        io.reactiverdma.reactive.impl.verbs.CmChannel channel = stack.openCmChannel();
+        io.reactiverdma.reactive.impl.verbs.CmId id = channel.createId(io.reactiverdma.cm.PortSpace.TCP);
+        io.reactiverdma.reactive.impl.verbs.ProtectionDomain pd = null;
+        io.reactiverdma.reactive.impl.verbs.CompletionQueue cq = null;
+        io.reactiverdma.reactive.impl.verbs.Registration word = null;
+        io.reactiverdma.reactive.impl.verbs.Registration buf = null;
+        try {
+            id.resolveAddress(null, new java.net.InetSocketAddress("127.0.0.1", server.port()), 1000);
+            PlainPeer.next(channel, CmEventType.ADDR_RESOLVED, WAIT);
+            id.resolveRoute(1000);
+            PlainPeer.next(channel, CmEventType.ROUTE_RESOLVED, WAIT);
+            pd = id.device().allocateProtectionDomain();
+            cq = id.device().createCompletionQueue(16, false, 1, "raw-credit-peer");
+            io.reactiverdma.reactive.impl.verbs.QueuePair qp =
+                    id.createQueuePair(pd, cq, new io.reactiverdma.reactive.impl.verbs.QpSpec(4, 4, 0));
+            word = pd.register(ByteBuffer.allocateDirect(8), io.reactiverdma.verbs.AccessFlags.LOCAL_WRITE
+                    | io.reactiverdma.verbs.AccessFlags.REMOTE_WRITE);
+            buf = pd.register(ByteBuffer.allocateDirect(256), io.reactiverdma.verbs.AccessFlags.LOCAL_WRITE);
+            io.reactiverdma.verbs.ReceiveWorkRequests recv = new io.reactiverdma.verbs.ReceiveWorkRequests(1, 1);
+            recv.add(1, buf.address(), 256, buf.lkey());
+            qp.postReceive(recv); // where the server's hello would land
+            byte[] offer = new io.reactiverdma.reactive.impl.connection.Negotiation(true, word.address(), word.rkey(),
+                    256).encode();
+            id.connect(new io.reactiverdma.reactive.impl.verbs.ConnectSpec(4, 4, 3, 7, offer));
+            PlainPeer.next(channel, CmEventType.ESTABLISHED, WAIT);
+            RdmaConnection s = serverConnection.asMono().block(WAIT);
+            assertNotNull(s);
+            assertTrue(s.creditFlowControl(), "credits agreed");
+            assertNotNull(s.events().filter(e -> e.type() == ConnectionEvent.Type.ESTABLISHED).next().block(WAIT));
+            // A send that waits for credits: its failure shows that the close ran on the server's poller.
+            reactor.core.publisher.Mono<Void> waiting = s.send(ByteBuffer.wrap(new byte[] {1})).cache();
+            waiting.subscribe(null, e -> { });
+            engine.connect(config.withPort(blocker.port())).subscribe(null, e -> { });
+            assertTrue(cmHeld.await(10, java.util.concurrent.TimeUnit.SECONDS), "the rdma_cm thread held");
+            s.dispose();
+            StepVerifier.create(waiting).expectError(io.reactiverdma.reactive.ConnectionClosedException.class)
+                    .verify(WAIT);
+            // The peer's hello (a 0-byte SEND) lands in the server's hello receive: its QP is still in RTS.
+            io.reactiverdma.verbs.SendWorkRequests hello = new io.reactiverdma.verbs.SendWorkRequests(1, 0);
+            hello.add(2, io.reactiverdma.verbs.WrOpcode.SEND, io.reactiverdma.verbs.SendFlags.SIGNALED);
+            qp.postSend(hello);
+            int[] statuses = {-1, -1};
+            io.reactiverdma.reactive.impl.verbs.CompletionQueue q = cq;
+            awaitTrue(() -> {
+                q.poll((wrId, status, opcode, vendorErr, byteLen, imm, wcFlags) -> statuses[(int) wrId - 1] = status);
+                return statuses[1] != -1;
+            }, "the peer's hello completed");
+            assertEquals(io.reactiverdma.verbs.WcStatus.SUCCESS.value(), statuses[1], "the peer's hello was received");
+            long deadline = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+            while (System.nanoTime() - deadline < 0 && statuses[0] == -1) { // a bounded look for what must not come
+                q.poll((wrId, status, opcode, vendorErr, byteLen, imm, wcFlags) -> statuses[(int) wrId - 1] = status);
+            }
+            assertEquals(-1, statuses[0], "the closing server posted its hello (the peer received it)");
+        } finally {
+            releaseCm.countDown();
+            blocker.disposeNow(WAIT);
+            id.destroyQueuePair();
+            id.close();
+            if (word != null) {
+                word.deregister();
+            }
+            if (buf != null) {
+                buf.deregister();
+            }
+            if (cq != null) {
+                cq.close();
+            }
+            if (pd != null) {
+                pd.close();
+            }
+            channel.close();
         }
     }
 }
