@@ -59,6 +59,16 @@ public final class RdmaOption<T> {
      */
     public static final RdmaOption<Integer> RNR_RETRY_COUNT = intOption("RNR_RETRY_COUNT", 3, 0, 6);
     /**
+     * The minimum RNR NAK timer of this side's queue pair ({@code min_rnr_timer}, the IBA code 0..31): how
+     * long a peer whose send found no receive posted here waits before it retries. rdma_cm sets code 0 when it
+     * brings the queue pair up, which means 655 ms, the longest; the engine sets this value right after
+     * {@code rdma_accept} (server) or on ESTABLISHED (client) with {@code ibv_modify_qp}. Codes: 1 = 0.01 ms,
+     * doubling roughly every two steps, 12 = 0.64 ms, 18 = 5.12 ms, 24 = 40.96 ms, 31 = 491.52 ms, 0 = 655.36
+     * ms. With credits no RNR happens; with a plain peer it costs this per retry. Default 12 (0.64 ms, as
+     * rdma-core's examples use); 0..31.
+     */
+    public static final RdmaOption<Integer> MIN_RNR_TIMER = intOption("MIN_RNR_TIMER", 12, 0, 31);
+    /**
      * Transport retries after an ACK timeout (see {@link #ACK_TIMEOUT} for how long a dead peer takes to
      * detect). The client's value is carried in the connect request and used by both sides' QPs (the IB CM
      * ignores it on accept). Default 6; 0..7.
@@ -163,7 +173,7 @@ public final class RdmaOption<T> {
     /** Every option, for listing and validation. */
     public static final List<RdmaOption<?>> ALL = List.of(SEND_QUEUE_DEPTH, RECEIVE_QUEUE_DEPTH,
             RECEIVE_BUFFER_SIZE, MAX_INLINE_DATA, POLL_BATCH_SIZE, CREDIT_FLOW_CONTROL, COMPLETION_QUEUE_MODE,
-            IDLE_STRATEGY, CONNECT_TIMEOUT, READ_ATOMIC_DEPTH, RNR_RETRY_COUNT, RETRY_COUNT, SIGNAL_INTERVAL,
+            IDLE_STRATEGY, CONNECT_TIMEOUT, READ_ATOMIC_DEPTH, RNR_RETRY_COUNT, MIN_RNR_TIMER, RETRY_COUNT, SIGNAL_INTERVAL,
             ACK_TIMEOUT, TYPE_OF_SERVICE, LOCAL_ADDRESS, COMPLETION_VECTOR, MAX_CONNECTIONS, ACCEPT_TIMEOUT,
             SHARED_RECEIVE_QUEUE_DEPTH, SHARED_RECEIVE_QUEUE_GROUP, DATAGRAM_ADDRESS_HANDLES, DATAGRAM_PEER_REFRESH);
 

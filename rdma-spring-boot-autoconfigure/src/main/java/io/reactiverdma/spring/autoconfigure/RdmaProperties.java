@@ -141,6 +141,12 @@ public class RdmaProperties {
         /** How often the peer's device retries a send that found no receive posted (0..6). */
         private int rnrRetryCount = 3;
 
+        /**
+         * This side's minimum RNR NAK timer, the IBA code (0..31; 12 = 0.64 ms, 0 = 655 ms): how long a peer whose
+         * send found no receive posted waits before it retries.
+         */
+        private int minRnrTimer = 12;
+
         /** Transport retries after an ACK timeout (0..7). */
         private int retryCount = 6;
 
@@ -251,6 +257,14 @@ public class RdmaProperties {
 
         public void setRnrRetryCount(int rnrRetryCount) {
             this.rnrRetryCount = rnrRetryCount;
+        }
+
+        public int getMinRnrTimer() {
+            return minRnrTimer;
+        }
+
+        public void setMinRnrTimer(int minRnrTimer) {
+            this.minRnrTimer = minRnrTimer;
         }
 
         public int getRetryCount() {

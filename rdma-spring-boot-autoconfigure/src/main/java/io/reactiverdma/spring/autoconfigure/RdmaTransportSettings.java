@@ -101,6 +101,7 @@ final class RdmaTransportSettings {
         option("idle-strategy", RdmaOption.IDLE_STRATEGY, idleStrategy(t));
         option("read-atomic-depth", RdmaOption.READ_ATOMIC_DEPTH, t.getReadAtomicDepth());
         option("rnr-retry-count", RdmaOption.RNR_RETRY_COUNT, t.getRnrRetryCount());
+        option("min-rnr-timer", RdmaOption.MIN_RNR_TIMER, t.getMinRnrTimer());
         option("retry-count", RdmaOption.RETRY_COUNT, t.getRetryCount());
         option("ack-timeout", RdmaOption.ACK_TIMEOUT, t.getAckTimeout());
         option("completion-vector", RdmaOption.COMPLETION_VECTOR, t.getCompletionVector());

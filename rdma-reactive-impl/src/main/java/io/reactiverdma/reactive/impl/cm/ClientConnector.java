@@ -135,6 +135,7 @@ public final class ClientConnector {
                     engine.untrack(this);
                     timer.cancel(false);
                     EngineConnection c = connection;
+                    c.applyMinRnrTimer(); // librdmacm moved the QP to RTS before reporting ESTABLISHED
                     c.peerPrivateData(serverData);
                     c.applyPeerOffer(answer);
                     cm.register(id, c::onCmEvent);

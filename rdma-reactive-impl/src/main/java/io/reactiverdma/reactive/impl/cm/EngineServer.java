@@ -211,6 +211,8 @@ public final class EngineServer implements DisposableRdmaServer {
         connections.add(c);
         c.onDispose().subscribe(null, null, () -> connectionClosed(c));
         cm.register(child, c::onCmEvent);
+        c.rejectIfClosedBeforeAccept(RejectData.encode(Rejection.SERVER_ERROR,
+                "the server closed the connection before accepting it"));
         try {
             Publisher<Void> p = handler.apply(new ConnectionHandle(c, false));
             Mono.from(p).subscribe(null, err -> {
@@ -219,12 +221,8 @@ public final class EngineServer implements DisposableRdmaServer {
             }, c::dispose);
         } catch (RuntimeException ex) {
             EngineLog.error("server " + address + ": the handler threw for " + c + "; rejecting", ex);
-            try {
-                // the peer gets REJECTED now rather than a connect timeout
-                child.reject(RejectData.encode(Rejection.SERVER_ERROR, "the server's handler failed"));
-            } catch (RuntimeException ignored) {
-                // it will see a timeout instead
-            }
+            // the close rejects the peer (rather than letting it wait for its connect timeout)
+            c.rejectIfClosedBeforeAccept(RejectData.encode(Rejection.SERVER_ERROR, "the server's handler failed"));
             c.dispose();
             return;
         }
@@ -240,17 +238,19 @@ public final class EngineServer implements DisposableRdmaServer {
     private void accept(EngineConnection c, CmId child, Negotiation offered, InetSocketAddress peer,
             byte[] acceptData) {
         if (c.isDisposed()) {
-            // the handler closed it already: the peer hears now, the close destroys the id
-            rejectQuietly(child, RejectData.encode(Rejection.SERVER_ERROR, "the server closed the connection "
-                    + "before accepting it"));
+            // closed already (by the handler, or a hello that found no receive in time): the peer hears why
+            // now, unless the close's disconnect told it first; the close destroys the id after that
+            c.rejectUnaccepted();
             return;
         }
+        c.accepting();
         try {
             // Framework peers get this side's answer and the acceptor's data; plain peers (no offer) only the
             // acceptor's data, as it is (none: no private data).
             byte[] reply = offered != null ? c.offer().encode(acceptData) : acceptData.length > 0 ? acceptData : null;
             ConnectParams.applyAckTimeout(config, child);
             child.accept(ConnectParams.connParam(config, engine.device(child.device()), reply));
+            c.applyMinRnrTimer(); // the QP is in RTS now
         } catch (NativeCallException ex) {
             if (ex.errno() == EINVAL) {
                 // What a peer that already gave up (its connect timed out, its id is gone) leaves behind: seen

@@ -72,6 +72,8 @@ final class CreditWordHandshake {
     private final ReceiveWorkRequests receiveWr = new ReceiveWorkRequests(1, 0);
     private boolean active;
     private boolean established;
+    /** The connection is closing: nothing more is posted (the QP may be being destroyed on the cm thread). */
+    private boolean closing;
     private boolean bound;
     private boolean helloSent;
     private boolean peerHelloReceived;
@@ -212,8 +214,13 @@ final class CreditWordHandshake {
         return outstanding;
     }
 
+    /** The connection started closing: a bind or peer hello completing after this posts no hello. */
+    void close() {
+        closing = true;
+    }
+
     private void maybeSendHello() {
-        if (helloSent || !bound || (server && !peerHelloReceived)) {
+        if (closing || helloSent || !bound || (server && !peerHelloReceived)) {
             return;
         }
         helloSent = true;

@@ -78,6 +78,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     private volatile boolean closeRequested;
     private volatile int peerReceiveBufferSize;
     private volatile boolean credits;
+    /** rdma_cm thread only: a server connection's reject for a close before its accept, or null. */
+    private byte[] rejectUnaccepted;
     /** The peer application's private data (connect request or accept reply), set before ESTABLISHED. */
     private volatile byte[] peerPrivateData = new byte[0];
     // ---- poller thread only
@@ -90,6 +92,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     /** A flush is requested for the end of the poller's cycle (see {@link #flush()}). */
     private boolean flushRequested;
     private java.util.concurrent.ScheduledFuture<?> drainWatchdog;
+    /** This connection as its device's owner of its QP number (one instance: unregister removes only it). */
+    private final io.reactiverdma.reactive.impl.device.QueuePairOwner qpOwner = this::queuePairFailed;
 
     /** Sees every event of this connection (the server forwards them to its own flux). */
     public interface ConnectionEventListener {
@@ -131,7 +135,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
             receive.useShared(srq.join(resources.qp.qpNum(), receive, this::close));
         }
         metrics.connections(1);
-        device.register(resources.qp.qpNum(), this::queuePairFailed);
+        device.register(resources.qp.qpNum(), qpOwner);
         poller.attach(this);
     }
 
@@ -180,16 +184,68 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     public void whenPeerHelloCanArrive(Runnable accept, java.time.Duration bound) {
         java.util.concurrent.ScheduledFuture<?> timer = EngineTimer.schedule(() -> poller.execute(() -> {
             if (!handshakeReceiveKept) {
+                // The close rejects the peer (see rejectUnaccepted) before the id is destroyed.
                 close(new RdmaException(description + ": no receive of the shared receive queue came free for the "
                         + "peer's hello within " + bound));
-                accept.run(); // sees the close and rejects
             }
         }), bound);
         handshake.whenPeerHelloCanArrive(() -> {
             handshakeReceiveKept = true;
             timer.cancel(false);
+            if (state == State.CONNECTING) {
+                // What the handler asked for (and, without credits, the whole window) is posted now, not at
+                // the end of this cycle: the accept below runs on the rdma_cm thread, maybe before that.
+                receive.post();
+            }
             accept.run();
         });
+    }
+
+    /**
+     * Server, rdma_cm thread, before the accept: if the connection closes before it is accepted, the peer is
+     * rejected with {@code data} (once, before the id is destroyed; see {@link #rejectUnaccepted}).
+     */
+    public void rejectIfClosedBeforeAccept(byte[] data) {
+        rejectUnaccepted = data;
+    }
+
+    /** Server, rdma_cm thread: the accept is made now; from here on a close disconnects instead. */
+    public void accepting() {
+        rejectUnaccepted = null;
+    }
+
+    /**
+     * rdma_cm thread: a server connection that closed before it was accepted rejects its peer now, while its
+     * id still exists (the close's disconnect and the accept decision both come here; the first does it), and
+     * the server's events get REJECTED.
+     */
+    public void rejectUnaccepted() {
+        byte[] data = rejectUnaccepted;
+        if (data == null) {
+            return;
+        }
+        rejectUnaccepted = null;
+        try {
+            id.reject(data);
+        } catch (RuntimeException gaveUp) {
+            return; // the peer gave up already: it sees its own timeout
+        }
+        emit(new ConnectionEvent(ConnectionEvent.Type.REJECTED, 0, data, remoteAddress));
+    }
+
+    /**
+     * rdma_cm thread, once the QP is in RTS (right after rdma_accept, or on the client's ESTABLISHED):
+     * {@link RdmaOption#MIN_RNR_TIMER}, since rdma_cm brought the QP up with 655 ms. A device that refuses it
+     * leaves that: the connection works, a peer's RNR retry just waits longer.
+     */
+    public void applyMinRnrTimer() {
+        int code = config.option(RdmaOption.MIN_RNR_TIMER);
+        try {
+            resources.qp.minRnrTimer(code);
+        } catch (RuntimeException e) {
+            EngineLog.warn(description + ": setting min_rnr_timer " + code + " failed, rdma_cm's 655 ms stays: "
+                    + e.getMessage());
+        }
     }
 
     /** Applies the peer's offer (null: a plain peer, nothing negotiated). Before ESTABLISHED; any thread. */
@@ -201,6 +257,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
             flow.useCredits(agreed);
             if (agreed) {
                 handshake.start(peer.creditAddress(), peer.creditRkey());
+            } else {
+                requestFlush(); // no credits: the receive window is posted ahead of demand (see FlowControl)
             }
         });
     }
@@ -359,6 +417,13 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     @Override
     public int flush() {
         flushRequested = false;
+        if (state == State.CONNECTING) {
+            // Receives are legal in INIT/RTR, and a server must have them posted before it accepts: a peer
+            // without credits may send as soon as it sees ESTABLISHED, before this side's ESTABLISHED arrives.
+            // Sends wait for ESTABLISHED (send.established() asks for the flush that posts them).
+            receive.post();
+            return 0;
+        }
         if (state != State.ESTABLISHED) {
             return 0;
         }
@@ -403,6 +468,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         closeRequested = true;
         send.close();
         receive.close();
+        handshake.close();
         cm.execute(this::disconnect);
         drainWatchdog = EngineTimer.schedule(() -> poller.execute(this::drainTimedOut), DRAIN_TIMEOUT);
         drained();
@@ -410,6 +476,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
 
     /** rdma_cm thread: move the QP to ERR so everything posted flushes. */
     private void disconnect() {
+        rejectUnaccepted();
         try {
             id.disconnect();
         } catch (RuntimeException notConnected) {
@@ -459,6 +526,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
             drainWatchdog.cancel(false);
         }
         cm.execute(() -> {
+            rejectUnaccepted(); // a release without the close's disconnect (its poller failed)
             cm.unregister(id);
             resources.deallocateWindow();
             windows.deallocateAll();
@@ -493,7 +561,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         boolean failed = cause instanceof RdmaCompletionException || poller.failure() != null;
         receive.finish(failed ? cause : null);
         windows.endAll();
-        resources.device.unregister(resources.qp.qpNum());
+        resources.device.unregister(resources.qp.qpNum(), qpOwner);
         resources.release();
         poller.detach(this);
         metrics.connections(-1);

@@ -11,8 +11,11 @@ package io.reactiverdma.reactive.impl.connection;
  * this side's credit word. The peer posts the receives before it writes the total, so a message sent under
  * this rule always finds a receive: no RNR.
  *
- * <h2>Receive side</h2> Receives are posted only for demand that no posted receive or undelivered message
- * covers yet, and only into free buffers. The running total is advertised to the peer when a quarter of the
+ * <h2>Receive side</h2> With credits, receives are posted only for demand that no posted receive or
+ * undelivered message covers yet, and only into free buffers. Without credits (a plain peer, or credits off on
+ * either side) the peer cannot see what was posted and sends when it likes, so every free buffer is kept
+ * posted, a window ahead of demand bounded by the receive queue depth: the peer meets receiver-not-ready only
+ * once the application holds every buffer (undelivered or unreleased), and demand still paces delivery. The running total is advertised to the peer when a quarter of the
  * receive queue is unadvertised, or at once when the peer may be short (it has fewer than that quarter of
  * advertised receives left, as far as this side has seen arrivals), one update in flight at a time: a peer
  * waiting for credits is always told about the next receive posted for it, so the exchange cannot stall.
@@ -25,6 +28,8 @@ final class FlowControl {
     private final int receiveDepth;
     private final long advertiseThreshold;
     private boolean credits;
+    /** {@link #useCredits} was called: the peer's offer (or its absence) is known. */
+    private boolean creditsDecided;
 
     private int sendSlotsFree;
     private long sentMessages;
@@ -50,6 +55,12 @@ final class FlowControl {
     /** Whether credits were agreed with the peer (set once, before the connection is established). */
     void useCredits(boolean agreed) {
         this.credits = agreed;
+        this.creditsDecided = true;
+    }
+
+    /** Credits are known not to be used: receives are posted ahead of demand (see the class comment). */
+    boolean receivesAheadOfDemand() {
+        return creditsDecided && !credits;
     }
 
     boolean credits() {
@@ -131,8 +142,14 @@ final class FlowControl {
         demand--;
     }
 
-    /** How many receives to post now: the uncovered demand, bounded by the free buffers. */
+    /**
+     * How many receives to post now: the uncovered demand, bounded by the free buffers; without credits every
+     * free buffer (the window ahead of demand).
+     */
     int receivesToPost(int freeBuffers, int undelivered) {
+        if (receivesAheadOfDemand()) {
+            return Math.max(0, freeBuffers);
+        }
         long uncovered = demand - postedReceives - undelivered;
         return (int) Math.max(0, Math.min(uncovered, freeBuffers));
     }

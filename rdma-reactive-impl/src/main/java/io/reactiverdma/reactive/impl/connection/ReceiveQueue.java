@@ -29,8 +29,11 @@ import java.util.function.Function;
  * {@link LentMessage} it was lent: that path creates nothing per message.
  *
  * <p>Demand is counted here, on the poller thread, for every way of delivering: directly (onNext on the
- * poller thread) or on a callback scheduler's worker, one task per message in order. Nothing prefetches,
- * so no receive is ever posted beyond what the subscriber asked for.
+ * poller thread) or on a callback scheduler's worker, one task per message in order. With credits nothing
+ * prefetches: no receive is posted beyond what the subscriber asked for. Without credits (a plain peer, or
+ * credits off) every free buffer is kept posted (see {@link FlowControl}): what arrives waits here, in
+ * order, until the subscriber asks for it. Receives may be posted before the connection is established (the
+ * QP is in INIT or RTR): a server posts them before it accepts, so the peer's first message finds one.
  *
  * <p>Not thread-safe: every method runs on the poller thread. A subscriber that requests or releases from
  * onNext re-enters {@link #deliver()}, which then only counts; the loop already running delivers.
@@ -388,6 +391,14 @@ final class ReceiveQueue {
         delivering = true;
         try {
             while (sink != null) {
+                if (sink.isCancelled()) {
+                    // Cancelled on another thread, or from onNext while tasks were queued: the cancel task
+                    // has not run yet, but what is emitted now would be dropped unreleased (next(), take(),
+                    // timeout() drop with onNextDropped, which no discard hook sees). Stop here; what arrived
+                    // stays for a later subscriber or the close.
+                    cancel(sink);
+                    return;
+                }
                 if (flow.demand() > 0 && arrivedCount > 0) {
                     int at = arrivedHead;
                     arrivedHead = (arrivedHead + 1) % arrivedBuffer.length;
@@ -436,7 +447,7 @@ final class ReceiveQueue {
             sink = null;
             decoder = null;
             flow.cancelDemand();
-            s.error(t);
+            end(s, t); // behind the values already handed to the callback worker, which then goes
             return;
         }
         lent.end();
@@ -446,14 +457,31 @@ final class ReceiveQueue {
 
     private void emit(FluxSink<Object> s, Object m) {
         if (worker == null) {
-            s.next(m);
+            nextUnlessCancelled(s, m);
         } else {
-            worker.schedule(() -> s.next(m));
+            worker.schedule(() -> nextUnlessCancelled(s, m));
+        }
+    }
+
+    /**
+     * A cancelled sink's subscriber would drop {@code m} without a discard hook seeing it (onNextDropped): a
+     * message is released instead (any thread: the release is handed to the poller). A decoded value holds
+     * no buffer. The cancel flag is set by the cancelling thread before its cancel task is handed over.
+     */
+    private static void nextUnlessCancelled(FluxSink<Object> s, Object m) {
+        if (!s.isCancelled()) {
+            s.next(m);
+        } else if (m instanceof EngineMessage message) {
+            message.release();
         }
     }
 
     private void terminate(FluxSink<Object> s) {
-        Throwable error = terminalError;
+        end(s, terminalError);
+    }
+
+    /** Completes {@code s} ({@code error} null) or fails it, on the callback worker after its deliveries. */
+    private void end(FluxSink<Object> s, Throwable error) {
         Runnable signal = error != null ? () -> s.error(error) : s::complete;
         Scheduler.Worker w = worker;
         worker = null;

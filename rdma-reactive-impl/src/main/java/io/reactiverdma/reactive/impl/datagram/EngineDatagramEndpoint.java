@@ -835,7 +835,7 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
     /** rdma_cm thread: releases in reverse order of creation whatever exists. */
     private void releaseNative() {
         if (qp != null) {
-            device.unregister(qp.qpNum());
+            device.unregister(qp.qpNum(), this);
         }
         try {
             dataId.destroyQueuePair();

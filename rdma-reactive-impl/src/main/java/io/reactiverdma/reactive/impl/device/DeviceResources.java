@@ -97,8 +97,13 @@ public final class DeviceResources {
         connections.put(qpNum, owner);
     }
 
-    public void unregister(int qpNum) {
-        connections.remove(qpNum);
+    /**
+     * Forgets {@code owner}'s QP number, unless another owner holds it by now: a connection unregisters on
+     * its poller after the rdma_cm thread destroyed its QP, and the device may already have given the number
+     * to a new connection's QP (rxe hands them out cyclically), whose async errors must still find it.
+     */
+    public void unregister(int qpNum, QueuePairOwner owner) {
+        connections.remove(qpNum, owner);
     }
 
     QueuePairOwner ownerOf(int qpNum) {

@@ -28,4 +28,11 @@ public interface QueuePair {
 
     /** Moves the QP to ERR: everything posted completes with WR_FLUSH_ERR. */
     void toError();
+
+    /**
+     * {@code ibv_modify_qp} of {@code min_rnr_timer} alone (RTS to RTS; the IBA code 0..31): how long a peer
+     * whose send found no receive posted here waits before retrying. rdma_cm brings an RC QP up with code 0
+     * (655 ms), so this is called once the QP is in RTS.
+     */
+    void minRnrTimer(int code);
 }

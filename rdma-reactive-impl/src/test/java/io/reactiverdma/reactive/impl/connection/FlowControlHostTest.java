@@ -51,6 +51,24 @@ class FlowControlHostTest {
         assertEquals(FlowControl.Blocked.NO, plain.blocked(true, 0), "a plain peer: no credits, no waiting");
     }
 
+    /**
+     * Without credits (a plain peer, or credits off) the peer cannot see what is posted: every free buffer is
+     * posted, demand or not, so its messages find receives; delivery still needs demand.
+     */
+    @Test
+    void withoutCreditsEveryFreeBufferIsPostedAheadOfDemand() {
+        FlowControl f = new FlowControl(8, 8);
+        f.useCredits(false);
+        assertEquals(8, f.receivesToPost(8, 0), "no demand, the whole window");
+        f.receivesPosted(8);
+        f.received();
+        assertEquals(3, f.receivesToPost(3, 1), "released buffers go back at once");
+        assertThrows(IllegalStateException.class, f::delivered, "delivery still needs demand");
+        FlowControl credited = new FlowControl(8, 8);
+        credited.useCredits(true);
+        assertEquals(0, credited.receivesToPost(8, 0), "with credits: demand only");
+    }
+
     @Test
     void receivesArePostedForUncoveredDemandIntoFreeBuffersOnly() {
         FlowControl f = new FlowControl(8, 8);

@@ -66,6 +66,11 @@ public final class LoopbackQueuePair implements QueuePair {
     boolean dead;
     int retryCount = 7;
     int rnrRetryCount = 7;
+    /**
+     * The min_rnr_timer code its RNR NAKs carry: 0 once connected, as rdma_cm's RTR transition leaves it (0 =
+     * 655 ms on hardware; here the stack's rnrDelay stands for it), until ibv_modify_qp sets another.
+     */
+    int minRnrTimer;
     final ArrayDeque<SendWqe> sq = new ArrayDeque<>();
     final ArrayDeque<RecvWqe> rq = new ArrayDeque<>();
     boolean kickScheduled;
@@ -290,6 +295,41 @@ public final class LoopbackQueuePair implements QueuePair {
         }
     }
 
+    @Override
+    public void minRnrTimer(int code) {
+        synchronized (stack.lock) {
+            if (state != State.RTS) {
+                // IBA: min_rnr_timer may change in INIT->RTR, RTR->RTS and RTS->RTS only; rdma_cm does the first two
+                throw Errnos.fail("ibv_modify_qp(MIN_RNR_TIMER)", Errnos.EINVAL, "the QP " + qpNum + " is in " + state);
+            }
+            if (code < 0 || code > 31) {
+                throw Errnos.fail("ibv_modify_qp(MIN_RNR_TIMER)", Errnos.EINVAL, "min_rnr_timer " + code);
+            }
+            minRnrTimer = code;
+        }
+    }
+
+    /** The min_rnr_timer code its RNR NAKs carry now (for tests). */
+    public int minRnrTimer() {
+        synchronized (stack.lock) {
+            return minRnrTimer;
+        }
+    }
+
+    /**
+     * How long a peer waits after an RNR NAK of this QP: code 0 (rdma_cm's) is the stack's rnrDelay, any other
+     * the IBA table's value (12 = 0.64 ms). Fabric lock held.
+     */
+    long rnrDelayNanos() {
+        return minRnrTimer == 0 ? stack.rnrDelay.toNanos() : RNR_TIMER_NANOS[minRnrTimer];
+    }
+
+    /** IBA 9.7.5.2.8, table 45: min_rnr_timer codes 1..31 in nanoseconds (code 0, 655.36 ms, see above). */
+    private static final long[] RNR_TIMER_NANOS = {0, 10_000, 20_000, 30_000, 40_000, 60_000, 80_000, 120_000,
+            160_000, 240_000, 320_000, 480_000, 640_000, 960_000, 1_280_000, 1_920_000, 2_560_000, 3_840_000,
+            5_120_000, 7_680_000, 10_240_000, 15_360_000, 20_480_000, 30_720_000, 40_960_000, 61_440_000,
+            81_920_000, 122_880_000, 163_840_000, 245_760_000, 327_680_000, 491_520_000};
+
     /** Whether a receive is ready for an incoming message (fabric lock held). */
     boolean hasReceive() {
         return srq != null ? !srq.queue.isEmpty() : !rq.isEmpty();
@@ -315,6 +355,7 @@ public final class LoopbackQueuePair implements QueuePair {
         peer = p;
         retryCount = retry;
         rnrRetryCount = rnrRetry;
+        minRnrTimer = 0; // rdma_cm's RTR transition
         if (state == State.INIT) {
             state = State.RTS;
             stack.wire.kick(this);

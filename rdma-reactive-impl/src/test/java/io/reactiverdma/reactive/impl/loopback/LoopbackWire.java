@@ -113,7 +113,7 @@ final class LoopbackWire {
                     fail(qp, w, WcStatus.RNR_RETRY_EXC_ERR);
                     return;
                 }
-                retryLater(qp, stack.rnrDelay.toNanos());
+                retryLater(qp, qp.peer != null ? qp.peer.rnrDelayNanos() : stack.rnrDelay.toNanos());
                 return;
             }
             if (r.kind == Result.Kind.NO_ANSWER) {

@@ -15,8 +15,9 @@
  * never reused, so stale keys fail. Keys are checked against the QP's protection domain. Data is copied
  * between the registered buffers; 64-bit atomics are little-endian (x86).</li>
  * <li>RC send queue: executed in order, one request at a time; a receiver-not-ready or an unanswered request
- * stalls the queue until retried (RNR: {@code rnrDelay}, default 1 ms, {@code rnr_retry_count} times, 7 =
- * for ever; transport: {@code ackTimeout}, default 2 ms, {@code retry_count} times). A QP whose peer is in
+ * stalls the queue until retried (RNR: after the receiving QP's min_rnr_timer, which is code 0 once
+ * connected as rdma_cm leaves it, standing for 655 ms and taken as {@code rnrDelay}, default 1 ms, until
+ * ibv_modify_qp sets another code, then the IBA table's value; {@code rnr_retry_count} times, 7 = for ever; transport: {@code ackTimeout}, default 2 ms, {@code retry_count} times). A QP whose peer is in
  * ERR, destroyed or "dead" does not answer: RETRY_EXC_ERR.</li>
  * <li>Errors (as rxe reports them): local key/range/access - LOC_PROT_ERR; remote key/range/access -
  * REM_ACCESS_ERR (responder to ERR too); misaligned atomic - REM_INV_REQ_ERR (responder to ERR); atomic

@@ -3,6 +3,8 @@ package io.reactiverdma.reactive.impl.verbs.jna;
 import io.reactiverdma.natives.NativeCallException;
 import io.reactiverdma.reactive.impl.verbs.PostRefusedException;
 import io.reactiverdma.reactive.impl.verbs.QueuePair;
+import io.reactiverdma.verbs.QpAttrMask;
+import io.reactiverdma.verbs.QpAttributes;
 import io.reactiverdma.verbs.ReceiveWorkRequests;
 import io.reactiverdma.verbs.SendWorkRequests;
 
@@ -46,5 +48,10 @@ final class JnaQueuePair implements QueuePair {
     @Override
     public void toError() {
         qp.toError();
+    }
+
+    @Override
+    public void minRnrTimer(int code) {
+        qp.modify(new QpAttributes().minRnrTimer(code), QpAttrMask.MIN_RNR_TIMER);
     }
 }
