@@ -64,7 +64,14 @@ final class Fds {
             int rc = LibC.poll(a, 2, ms);
             Reference.reachabilityFence(pfds);
             if (rc > 0) {
-                return (pfds.getShort(6) != 0 ? 1 : 0) | (pfds.getShort(14) != 0 ? 2 : 0);
+                short first = pfds.getShort(6);
+                short second = pfds.getShort(14);
+                if (((first | second) & LibC.POLLNVAL) != 0) {
+                    // not "readable": a read would hit whatever file reuses the number next
+                    throw new NativeCallException("poll", Errno.EBADF, what + " (fd " + ((first & LibC.POLLNVAL) != 0 ? fd
+                            : otherFd) + " is not open)");
+                }
+                return (first != 0 ? 1 : 0) | (second != 0 ? 2 : 0);
             }
             if (rc == 0) {
                 if (System.nanoTime() - deadline >= 0) {
