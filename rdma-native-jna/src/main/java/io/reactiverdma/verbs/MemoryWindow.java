@@ -93,16 +93,25 @@ public final class MemoryWindow extends NativeResource {
             if (rc != 0) {
                 throw Failures.returned("ibv_bind_mw", rc, this + " to " + mr);
             }
-            MemoryRegion previous = boundTo;
-            if (previous != null && previous != mr) {
-                previous.boundWindows.remove(this);
-            }
-            boundTo = mr;
-            mr.boundWindows.add(this);
+            bindingTo(mr);
             return pointer.getInt(IbvStructs.IbvMw.RKEY_OFFSET);
         } finally {
             endCall();
         }
+    }
+
+    /**
+     * Lists this window under {@code mr}, whose close then deallocates it first: ibv_dereg_mr fails (EINVAL
+     * on rxe) while a window is bound to the region. For type 2 windows, called when the BIND_MW is built
+     * (whether or not it completes: deallocating an unbound window is harmless).
+     */
+    synchronized void bindingTo(MemoryRegion mr) {
+        MemoryRegion previous = boundTo;
+        if (previous != null && previous != mr) {
+            previous.boundWindows.remove(this);
+        }
+        boundTo = mr;
+        mr.boundWindows.add(this);
     }
 
     @Override
