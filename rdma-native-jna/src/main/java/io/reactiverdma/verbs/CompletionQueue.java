@@ -144,7 +144,8 @@ public final class CompletionQueue extends NativeResource {
         Reference.reachabilityFence(wcs);
         if (n < 0) {
             wcs.count(0);
-            throw new NativeCallException("ibv_poll_cq", -n, description());
+            // a provider code, not an errno (mlx5's CQ_POLL_ERR is -2: "errno 2, No such file" misled)
+            throw new NativeCallException("ibv_poll_cq", 0, description() + ": the provider returned " + n);
         }
         wcs.count(n);
         return n;
@@ -172,7 +173,7 @@ public final class CompletionQueue extends NativeResource {
                 }
             }
             if (rc != 0) {
-                throw Failures.returned("ibv_req_notify_cq", rc, description());
+                throw Failures.returned("ibv_req_notify_cq", rc, description(), notifyFrame == null);
             }
         } finally {
             endCall();

@@ -314,7 +314,7 @@ public final class QueuePair extends NativeResource {
         }
         Reference.reachabilityFence(wrs);
         if (rc != 0) {
-            throw postFailure("ibv_post_send", rc, wrs.failedIndex(), wrs.count());
+            throw postFailure("ibv_post_send", rc, wrs.failedIndex(), wrs.count(), sendFrame == null);
         }
     }
 
@@ -351,14 +351,14 @@ public final class QueuePair extends NativeResource {
         }
         Reference.reachabilityFence(wrs);
         if (rc != 0) {
-            throw postFailure("ibv_post_recv", rc, wrs.failedIndex(), wrs.count());
+            throw postFailure("ibv_post_recv", rc, wrs.failedIndex(), wrs.count(), recvFrame == null);
         }
     }
 
-    private NativeCallException postFailure(String call, int rc, int failed, int count) {
+    private NativeCallException postFailure(String call, int rc, int failed, int count, boolean errnoCaptured) {
         String where = failed >= 0 ? "work request " + failed + " of " + count + " refused (those before it were posted)"
                 : "no work request was named as bad (" + count + " in the chain)";
-        return Failures.returned(call, rc, description() + ": " + where);
+        return Failures.returned(call, rc, description() + ": " + where, errnoCaptured);
     }
 
     // ------------------------------------------------------------------------------------------- multicast

@@ -91,7 +91,7 @@ public final class SharedReceiveQueue extends NativeResource {
             int failed = wrs.failedIndex();
             throw Failures.returned("ibv_post_srq_recv", rc, description() + ": " + (failed >= 0
                     ? "work request " + failed + " of " + wrs.count() + " refused (those before it were posted)"
-                    : wrs.count() + " work requests"));
+                    : wrs.count() + " work requests"), postFrame == null);
         }
     }
 
