@@ -41,6 +41,11 @@ public final class RdmaCmId extends NativeResource {
     private final EventChannel channel;
     private final long address;
     private final PortSpace portSpace;
+    /**
+     * The argument buffer of every call on this id (sockaddr, rdma_conn_param): calls on one id must come
+     * from one thread at a time (the engine makes them all on its rdma_cm thread); the call guard keeps a
+     * close from freeing the id under them, not two callers from sharing this buffer.
+     */
     private final ByteBuffer scratch = NativeMemory.allocate(512);
     private volatile QueuePair queuePair;
 
@@ -71,7 +76,9 @@ public final class RdmaCmId extends NativeResource {
 
     /**
      * {@code rdma_get_devices}: the RDMA devices librdmacm opened, as the same borrowed contexts
-     * {@link #verbsContext()} returns for ids on them (librdmacm keeps them open; closing one closes nothing).
+     * {@link #verbsContext()} returns for ids on them. Each wrapper holds a reference that keeps librdmacm from
+     * closing its context (it closes a removed device's context once nothing refers to it); closing the
+     * wrapper drops that reference, it never closes the context itself.
      *
      * @throws NativeCallException when librdmacm cannot list them (no device, no kernel support)
      */
@@ -90,14 +97,46 @@ public final class RdmaCmId extends NativeResource {
             }
             return out;
         } finally {
-            LibRdmacm.rdma_free_devices(list); // frees the array only: the contexts stay librdmacm's
+            // the wrappers took references of their own (see holding): this one only lived for the listing
+            LibRdmacm.rdma_free_devices(list);
             Reference.reachabilityFence(count);
         }
     }
 
     private static VerbsContext borrowed(long verbs) {
-        return CONTEXTS.compute(verbs, (k, v) -> v != null && !v.isClosed() ? v
-                : VerbsContext.borrow(new Pointer(k), "ibv_context of librdmacm (" + deviceNameOf(k) + ")"));
+        return CONTEXTS.compute(verbs, (k, v) -> v != null && !v.isClosed() ? v : holding(k));
+    }
+
+    /**
+     * A wrapper of librdmacm's context that keeps it open while the wrapper lives. librdmacm closes a removed
+     * device's context ({@code ibv_close_device} in cma.c's remove_cma_dev) as soon as nothing refers to it:
+     * no id on it and no list of rdma_get_devices unfreed; the PD, MRs and async fd the engine still holds
+     * on it would then be freed memory. An unfreed rdma_get_devices list is such a reference; it is freed when
+     * the wrapper is closed. (A device already marked removed is not on a new list: its context then lives
+     * as long as the ids on it.)
+     */
+    private static VerbsContext holding(long verbs) {
+        ByteBuffer count = NativeMemory.allocate(8);
+        long list = LibRdmacm.rdma_get_devices(NativeMemory.address(count));
+        Reference.reachabilityFence(count);
+        Runnable drop = list == 0 ? null : new Runnable() {
+            private final java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+
+            @Override
+            public void run() {
+                if (done.compareAndSet(false, true)) {
+                    LibRdmacm.rdma_free_devices(list);
+                }
+            }
+        };
+        try {
+            return VerbsContext.borrow(new Pointer(verbs), "ibv_context of librdmacm (" + deviceNameOf(verbs) + ")", drop);
+        } catch (RuntimeException e) {
+            if (drop != null) {
+                drop.run();
+            }
+            throw e;
+        }
     }
 
     /** Wraps the new id a CONNECT_REQUEST carries; the caller owns it. */

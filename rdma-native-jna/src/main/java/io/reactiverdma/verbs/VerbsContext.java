@@ -87,6 +87,14 @@ public final class VerbsContext extends NativeResource {
      * @param description what it is, for messages (e.g. "ibv_context of rdma_cm_id 0x...")
      */
     public static VerbsContext borrow(Pointer ibvContext, String description) {
+        return borrow(ibvContext, description, null);
+    }
+
+    /**
+     * As {@link #borrow(Pointer, String)}; {@code onRelease} (null: none) runs once when the wrapper is closed,
+     * for example to drop the reference that kept the context open meanwhile.
+     */
+    public static VerbsContext borrow(Pointer ibvContext, String description, Runnable onRelease) {
         Objects.requireNonNull(ibvContext, "ibvContext");
         Objects.requireNonNull(description, "description");
         io.reactiverdma.natives.RdmaNative.ensureLibraries();
@@ -96,7 +104,9 @@ public final class VerbsContext extends NativeResource {
         }
         long dev = ibvContext.getLong(IbvStructs.IbvContext.DEVICE_OFFSET);
         String name = dev == 0 ? "?" : LibIbverbs.ibv_get_device_name(dev);
-        return new VerbsContext(ctx, name, false, description);
+        VerbsContext c = new VerbsContext(ctx, name, false, description);
+        c.onRelease = onRelease;
+        return c;
     }
 
     private Function op(int offset) {
@@ -141,6 +151,8 @@ public final class VerbsContext extends NativeResource {
     }
 
     /** The file descriptor async events arrive on (poll it for POLLIN). */
+    /** What closing a borrowed context also does (drop the reference that kept it open), or null. */
+    private volatile Runnable onRelease;
     private volatile boolean asyncNonBlocking;
 
     public int asyncFd() {
@@ -515,6 +527,10 @@ public final class VerbsContext extends NativeResource {
         rest.forEach(VerbsContext::ack);
         if (owned) {
             Failures.check("ibv_close_device", LibIbverbs.ibv_close_device(address));
+        }
+        Runnable r = onRelease;
+        if (r != null) {
+            r.run();
         }
     }
 
