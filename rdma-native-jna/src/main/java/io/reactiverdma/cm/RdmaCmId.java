@@ -297,11 +297,34 @@ public final class RdmaCmId extends NativeResource {
             long self = address;
             // a CQ, the SRQ or the PD may begin closing meanwhile: then the QP is destroyed, not left on the id
             QueuePair created = wrapOrDestroy(() -> QueuePair.adopt(new Pointer(qp), pd, attributes.sendCq(), recvCq,
-                    attributes.srq(), null, p -> LibRdmacm.rdma_destroy_qp(self)), () -> LibRdmacm.rdma_destroy_qp(self));
+                    attributes.srq(), null, p -> destroyQpOfId()), () -> LibRdmacm.rdma_destroy_qp(self));
             queuePair = created;
             return created;
         } finally {
             endCall();
+        }
+    }
+
+    /**
+     * {@code rdma_destroy_qp} as a call on this id, so it does not run while another thread is inside a call
+     * on the id that uses the QP ({@code rdma_disconnect} moves it to the error state): a QP closed with its
+     * PD or CQ, from another thread, waits for such a call. When the id itself is closing, its release is
+     * what destroys the QP (its calls have left by then), or that close waits for this one.
+     */
+    private void destroyQpOfId() {
+        boolean entered;
+        try {
+            beginCall();
+            entered = true;
+        } catch (io.reactiverdma.natives.ClosedResourceException closing) {
+            entered = false;
+        }
+        try {
+            LibRdmacm.rdma_destroy_qp(address);
+        } finally {
+            if (entered) {
+                endCall();
+            }
         }
     }
 
