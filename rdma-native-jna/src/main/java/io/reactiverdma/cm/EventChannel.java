@@ -60,14 +60,22 @@ public final class EventChannel extends NativeResource {
 
     /** The {@code struct rdma_event_channel *} address. */
     public long address() {
-        ensureOpen();
-        return address;
+        beginCall();
+        try {
+            return address;
+        } finally {
+            endCall();
+        }
     }
 
     /** The channel's file descriptor (non-blocking), for use with an external poller. */
     public int fd() {
-        ensureOpen();
-        return fd;
+        beginCall();
+        try {
+            return fd;
+        } finally {
+            endCall();
+        }
     }
 
     void register(RdmaCmId id) {
@@ -92,24 +100,28 @@ public final class EventChannel extends NativeResource {
             throw new IllegalArgumentException("timeout must not be negative, got " + timeout);
         }
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            ensureOpen();
-            long a = NativeMemory.address(scratch);
-            int rc = LibRdmacm.rdma_get_cm_event(address, a);
-            if (rc == 0) {
-                long event = scratch.getLong(0);
-                Reference.reachabilityFence(scratch);
-                return consume(event);
+        beginCall(); // the poll waits at most the timeout, so a close from another thread waits at most that too
+        try {
+            while (true) {
+                long a = NativeMemory.address(scratch);
+                int rc = LibRdmacm.rdma_get_cm_event(address, a);
+                if (rc == 0) {
+                    long event = scratch.getLong(0);
+                    Reference.reachabilityFence(scratch);
+                    return consume(event);
+                }
+                int errno = Native.getLastError();
+                if (errno != Errno.EAGAIN && errno != Errno.EINTR) {
+                    throw new NativeCallException("rdma_get_cm_event", errno, description());
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                awaitReadable(left);
             }
-            int errno = Native.getLastError();
-            if (errno != Errno.EAGAIN && errno != Errno.EINTR) {
-                throw new NativeCallException("rdma_get_cm_event", errno, description());
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return null;
-            }
-            awaitReadable(left);
+        } finally {
+            endCall();
         }
     }
 
@@ -138,6 +150,7 @@ public final class EventChannel extends NativeResource {
     }
 
     private CmEvent consume(long event) {
+        long refused = 0; // a connect request's new id nobody can own (this channel began closing)
         try {
             ByteBuffer e = NativeMemory.view(event, CmStructs.CmEventLayout.SIZE);
             CmEventType type = CmEventType.of(e.getInt(CmStructs.CmEventLayout.EVENT_OFFSET));
@@ -147,7 +160,12 @@ public final class EventChannel extends NativeResource {
             RdmaCmId id = ids.get(idAddress);
             if (id == null && type == CmEventType.CONNECT_REQUEST && idAddress != 0) {
                 PortSpace ps = listenId != null ? listenId.portSpace() : PortSpace.TCP;
-                id = RdmaCmId.adoptRequest(this, idAddress, ps);
+                try {
+                    id = RdmaCmId.adoptRequest(this, idAddress, ps);
+                } catch (io.reactiverdma.natives.ClosedResourceException closing) {
+                    refused = idAddress;
+                    throw closing;
+                }
             }
             boolean ud = id != null ? id.portSpace() == PortSpace.UDP || id.portSpace() == PortSpace.IPOIB
                     : false;
@@ -155,6 +173,11 @@ public final class EventChannel extends NativeResource {
                     || type == CmEventType.MULTICAST_ERROR);
         } finally {
             int rc = LibRdmacm.rdma_ack_cm_event(event);
+            if (refused != 0) {
+                // after the ack: rdma_destroy_id waits for the id's events to be acknowledged
+                LibRdmacm.rdma_reject(refused, 0L, (byte) 0);
+                LibRdmacm.rdma_destroy_id(refused);
+            }
             if (rc != 0) {
                 throw new NativeCallException("rdma_ack_cm_event", Native.getLastError(), description());
             }

@@ -22,6 +22,32 @@ public record RdmaAddrInfo(PortSpace portSpace, InetSocketAddress source, InetSo
     static final int RAI_NUMERICHOST = 2;
 
     /**
+     * rdma_getaddrinfo returns either -1 with errno set (its own checks) or getaddrinfo's EAI_* code (glibc's
+     * values, negative; EAI_SYSTEM means errno says more), which is not an errno: reading errno for it named
+     * an unrelated error.
+     */
+    static NativeCallException failure(int rc, int errno, String what) {
+        String eai = switch (rc) {
+            case -2 -> "EAI_NONAME: name or service not known";
+            case -3 -> "EAI_AGAIN: temporary failure in name resolution";
+            case -4 -> "EAI_FAIL: non-recoverable failure in name resolution";
+            case -5 -> "EAI_NODATA: no address associated with the name";
+            case -6 -> "EAI_FAMILY: address family not supported";
+            case -7 -> "EAI_SOCKTYPE: socket type not supported";
+            case -8 -> "EAI_SERVICE: service not supported for the socket type";
+            case -9 -> "EAI_ADDRFAMILY: no address in the requested family";
+            case -10 -> "EAI_MEMORY: out of memory";
+            case -11 -> null; // EAI_SYSTEM: errno holds the cause
+            case -12 -> "EAI_OVERFLOW: argument buffer overflow";
+            default -> rc == -1 && errno != 0 ? null : "getaddrinfo code " + rc;
+        };
+        if (eai == null) {
+            return new NativeCallException("rdma_getaddrinfo", errno, what);
+        }
+        return new NativeCallException("rdma_getaddrinfo", 0, what + ": " + eai);
+    }
+
+    /**
      * {@code rdma_getaddrinfo(node, service, hints)} for RDMA_PS_TCP.
      *
      * @param node    host name or numeric address; may be null for a passive lookup
@@ -40,8 +66,7 @@ public record RdmaAddrInfo(PortSpace portSpace, InetSocketAddress source, InetSo
         int rc = LibRdmacm.rdma_getaddrinfo(node, service, base, base + CmStructs.AddrInfoLayout.SIZE);
         if (rc != 0) {
             int errno = Native.getLastError();
-            throw new NativeCallException("rdma_getaddrinfo", errno, "node " + node + " service " + service
-                    + " (returned " + rc + ")");
+            throw failure(rc, errno, "node " + node + " service " + service);
         }
         long head = hints.getLong(CmStructs.AddrInfoLayout.SIZE);
         List<RdmaAddrInfo> out = new ArrayList<>();

@@ -41,6 +41,11 @@ public final class RdmaCmId extends NativeResource {
     private final EventChannel channel;
     private final long address;
     private final PortSpace portSpace;
+    /**
+     * The argument buffer of every call on this id (sockaddr, rdma_conn_param): calls on one id must come
+     * from one thread at a time (the engine makes them all on its rdma_cm thread); the call guard keeps a
+     * close from freeing the id under them, not two callers from sharing this buffer.
+     */
     private final ByteBuffer scratch = NativeMemory.allocate(512);
     private volatile QueuePair queuePair;
 
@@ -64,12 +69,16 @@ public final class RdmaCmId extends NativeResource {
         if (rc != 0) {
             throw new NativeCallException("rdma_create_id", Native.getLastError(), portSpace.toString());
         }
-        return new RdmaCmId(channel, id, portSpace, "rdma_cm_id 0x" + Long.toHexString(id) + " (" + portSpace + ")");
+        // the channel may begin closing meanwhile: then the new id is destroyed instead of leaked
+        return wrapOrDestroy(() -> new RdmaCmId(channel, id, portSpace, "rdma_cm_id 0x" + Long.toHexString(id) + " ("
+                + portSpace + ")"), () -> LibRdmacm.rdma_destroy_id(id));
     }
 
     /**
      * {@code rdma_get_devices}: the RDMA devices librdmacm opened, as the same borrowed contexts
-     * {@link #verbsContext()} returns for ids on them (librdmacm keeps them open; closing one closes nothing).
+     * {@link #verbsContext()} returns for ids on them. Each wrapper holds a reference that keeps librdmacm from
+     * closing its context (it closes a removed device's context once nothing refers to it); closing the
+     * wrapper drops that reference, it never closes the context itself.
      *
      * @throws NativeCallException when librdmacm cannot list them (no device, no kernel support)
      */
@@ -88,14 +97,46 @@ public final class RdmaCmId extends NativeResource {
             }
             return out;
         } finally {
-            LibRdmacm.rdma_free_devices(list); // frees the array only: the contexts stay librdmacm's
+            // the wrappers took references of their own (see holding): this one only lived for the listing
+            LibRdmacm.rdma_free_devices(list);
             Reference.reachabilityFence(count);
         }
     }
 
     private static VerbsContext borrowed(long verbs) {
-        return CONTEXTS.compute(verbs, (k, v) -> v != null && !v.isClosed() ? v
-                : VerbsContext.borrow(new Pointer(k), "ibv_context of librdmacm (" + deviceNameOf(k) + ")"));
+        return CONTEXTS.compute(verbs, (k, v) -> v != null && !v.isClosed() ? v : holding(k));
+    }
+
+    /**
+     * A wrapper of librdmacm's context that keeps it open while the wrapper lives. librdmacm closes a removed
+     * device's context ({@code ibv_close_device} in cma.c's remove_cma_dev) as soon as nothing refers to it:
+     * no id on it and no list of rdma_get_devices unfreed; the PD, MRs and async fd the engine still holds
+     * on it would then be freed memory. An unfreed rdma_get_devices list is such a reference; it is freed when
+     * the wrapper is closed. (A device already marked removed is not on a new list: its context then lives
+     * as long as the ids on it.)
+     */
+    private static VerbsContext holding(long verbs) {
+        ByteBuffer count = NativeMemory.allocate(8);
+        long list = LibRdmacm.rdma_get_devices(NativeMemory.address(count));
+        Reference.reachabilityFence(count);
+        Runnable drop = list == 0 ? null : new Runnable() {
+            private final java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+
+            @Override
+            public void run() {
+                if (done.compareAndSet(false, true)) {
+                    LibRdmacm.rdma_free_devices(list);
+                }
+            }
+        };
+        try {
+            return VerbsContext.borrow(new Pointer(verbs), "ibv_context of librdmacm (" + deviceNameOf(verbs) + ")", drop);
+        } catch (RuntimeException e) {
+            if (drop != null) {
+                drop.run();
+            }
+            throw e;
+        }
     }
 
     /** Wraps the new id a CONNECT_REQUEST carries; the caller owns it. */
@@ -124,9 +165,13 @@ public final class RdmaCmId extends NativeResource {
     /** {@code rdma_bind_addr}: binds to a local address (port 0 = any free port; see {@link #localAddress()}). */
     public void bind(InetSocketAddress local) {
         Objects.requireNonNull(local, "local");
-        ensureOpen();
-        SocketAddresses.write(local, scratch, 0);
-        check("rdma_bind_addr", LibRdmacm.rdma_bind_addr(address, NativeMemory.address(scratch)), "to " + local);
+        beginCall();
+        try {
+            SocketAddresses.write(local, scratch, 0);
+            check("rdma_bind_addr", LibRdmacm.rdma_bind_addr(address, NativeMemory.address(scratch)), "to " + local);
+        } finally {
+            endCall();
+        }
     }
 
     /**
@@ -139,23 +184,31 @@ public final class RdmaCmId extends NativeResource {
     public void resolveAddress(InetSocketAddress sourceOrNull, InetSocketAddress destination, int timeoutMs) {
         Objects.requireNonNull(destination, "destination");
         checkTimeout(timeoutMs);
-        ensureOpen();
-        long base = NativeMemory.address(scratch);
-        long src = 0;
-        if (sourceOrNull != null) {
-            SocketAddresses.write(sourceOrNull, scratch, 128);
-            src = base + 128;
+        beginCall();
+        try {
+            long base = NativeMemory.address(scratch);
+            long src = 0;
+            if (sourceOrNull != null) {
+                SocketAddresses.write(sourceOrNull, scratch, 128);
+                src = base + 128;
+            }
+            SocketAddresses.write(destination, scratch, 256);
+            check("rdma_resolve_addr", LibRdmacm.rdma_resolve_addr(address, src, base + 256, timeoutMs),
+                    "to " + destination);
+        } finally {
+            endCall();
         }
-        SocketAddresses.write(destination, scratch, 256);
-        check("rdma_resolve_addr", LibRdmacm.rdma_resolve_addr(address, src, base + 256, timeoutMs),
-                "to " + destination);
     }
 
     /** {@code rdma_resolve_route}: ROUTE_RESOLVED or ROUTE_ERROR follows within {@code timeoutMs}. */
     public void resolveRoute(int timeoutMs) {
         checkTimeout(timeoutMs);
-        ensureOpen();
-        check("rdma_resolve_route", LibRdmacm.rdma_resolve_route(address, timeoutMs), null);
+        beginCall();
+        try {
+            check("rdma_resolve_route", LibRdmacm.rdma_resolve_route(address, timeoutMs), null);
+        } finally {
+            endCall();
+        }
     }
 
     /** {@code rdma_listen} (after {@link #bind}); CONNECT_REQUEST events follow. */
@@ -163,8 +216,12 @@ public final class RdmaCmId extends NativeResource {
         if (backlog < 0) {
             throw new IllegalArgumentException("backlog must be >= 0, got " + backlog);
         }
-        ensureOpen();
-        check("rdma_listen", LibRdmacm.rdma_listen(address, backlog), null);
+        beginCall();
+        try {
+            check("rdma_listen", LibRdmacm.rdma_listen(address, backlog), null);
+        } finally {
+            endCall();
+        }
     }
 
     /**
@@ -175,13 +232,17 @@ public final class RdmaCmId extends NativeResource {
      * @throws IllegalStateException when the id is not bound to a device yet
      */
     public VerbsContext verbsContext() {
-        ensureOpen();
-        long verbs = idView().getLong(CmStructs.CmId.VERBS_OFFSET);
-        if (verbs == 0) {
-            throw new IllegalStateException(description() + " is not bound to an RDMA device yet: resolve an "
-                    + "address (or bind to an RDMA device's address) first");
+        beginCall();
+        try {
+            long verbs = idView().getLong(CmStructs.CmId.VERBS_OFFSET);
+            if (verbs == 0) {
+                throw new IllegalStateException(description() + " is not bound to an RDMA device yet: resolve an "
+                        + "address (or bind to an RDMA device's address) first");
+            }
+            return borrowed(verbs);
+        } finally {
+            endCall();
         }
-        return borrowed(verbs);
     }
 
     private static String deviceNameOf(long verbs) {
@@ -190,8 +251,12 @@ public final class RdmaCmId extends NativeResource {
 
     /** The RDMA port this id is bound to (valid with {@link #verbsContext()}). */
     public int portNum() {
-        ensureOpen();
-        return Byte.toUnsignedInt(idView().get(CmStructs.CmId.PORT_NUM_OFFSET));
+        beginCall();
+        try {
+            return Byte.toUnsignedInt(idView().get(CmStructs.CmId.PORT_NUM_OFFSET));
+        } finally {
+            endCall();
+        }
     }
 
     /**
@@ -205,30 +270,62 @@ public final class RdmaCmId extends NativeResource {
             throw new IllegalArgumentException("attributes need a send CQ (and a receive CQ, or the send CQ is "
                     + "used for both): create them on verbsContext()");
         }
-        ensureOpen();
-        if (queuePair != null && !queuePair.isClosed()) {
-            throw new IllegalStateException(description() + " already has a QP: " + queuePair);
+        beginCall();
+        try {
+            if (queuePair != null && !queuePair.isClosed()) {
+                throw new IllegalStateException(description() + " already has a QP: " + queuePair);
+            }
+            long verbs = idView().getLong(CmStructs.CmId.VERBS_OFFSET);
+            if (verbs == 0) {
+                throw new IllegalStateException(description() + " is not bound to an RDMA device yet");
+            }
+            if (pd.context().address() != verbs) {
+                throw new IllegalArgumentException("pd belongs to " + pd.context() + ", not to this id's device: "
+                        + "allocate it from verbsContext()");
+            }
+            ByteBuffer attr = NativeMemory.allocate(QpInitAttributes.SIZE);
+            attributes.writeTo(attr, 0);
+            if (attributes.recvCq() == null) {
+                // NULL would make librdmacm create a CQ (and channel) of its own that nobody polls
+                attr.putLong(QpInitAttributes.RECV_CQ_OFFSET, attributes.sendCq().address());
+            }
+            int rc = LibRdmacm.rdma_create_qp(address, pd.address(), NativeMemory.address(attr));
+            Reference.reachabilityFence(attr);
+            check("rdma_create_qp", rc, attributes.toString());
+            long qp = idView().getLong(CmStructs.CmId.QP_OFFSET);
+            CompletionQueue recvCq = attributes.recvCq() != null ? attributes.recvCq() : attributes.sendCq();
+            long self = address;
+            // a CQ, the SRQ or the PD may begin closing meanwhile: then the QP is destroyed, not left on the id
+            QueuePair created = wrapOrDestroy(() -> QueuePair.adopt(new Pointer(qp), pd, attributes.sendCq(), recvCq,
+                    attributes.srq(), null, p -> destroyQpOfId()), () -> LibRdmacm.rdma_destroy_qp(self));
+            queuePair = created;
+            return created;
+        } finally {
+            endCall();
         }
-        long verbs = idView().getLong(CmStructs.CmId.VERBS_OFFSET);
-        if (verbs == 0) {
-            throw new IllegalStateException(description() + " is not bound to an RDMA device yet");
+    }
+
+    /**
+     * {@code rdma_destroy_qp} as a call on this id, so it does not run while another thread is inside a call
+     * on the id that uses the QP ({@code rdma_disconnect} moves it to the error state): a QP closed with its
+     * PD or CQ, from another thread, waits for such a call. When the id itself is closing, its release is
+     * what destroys the QP (its calls have left by then), or that close waits for this one.
+     */
+    private void destroyQpOfId() {
+        boolean entered;
+        try {
+            beginCall();
+            entered = true;
+        } catch (io.reactiverdma.natives.ClosedResourceException closing) {
+            entered = false;
         }
-        if (pd.context().address() != verbs) {
-            throw new IllegalArgumentException("pd belongs to " + pd.context() + ", not to this id's device: "
-                    + "allocate it from verbsContext()");
+        try {
+            LibRdmacm.rdma_destroy_qp(address);
+        } finally {
+            if (entered) {
+                endCall();
+            }
         }
-        ByteBuffer attr = NativeMemory.allocate(QpInitAttributes.SIZE);
-        attributes.writeTo(attr, 0);
-        int rc = LibRdmacm.rdma_create_qp(address, pd.address(), NativeMemory.address(attr));
-        Reference.reachabilityFence(attr);
-        check("rdma_create_qp", rc, attributes.toString());
-        long qp = idView().getLong(CmStructs.CmId.QP_OFFSET);
-        CompletionQueue recvCq = attributes.recvCq() != null ? attributes.recvCq() : attributes.sendCq();
-        long self = address;
-        QueuePair created = QueuePair.adopt(new Pointer(qp), pd, attributes.sendCq(), recvCq, attributes.srq(),
-                null, p -> LibRdmacm.rdma_destroy_qp(self));
-        queuePair = created;
-        return created;
     }
 
     /** The QP created by {@link #createQueuePair}, or null. */
@@ -253,20 +350,28 @@ public final class RdmaCmId extends NativeResource {
         Objects.requireNonNull(param, "param");
         param.checkPrivateData("rdma_connect", portSpace == PortSpace.UDP ? ConnParam.MAX_UD_PRIVATE_DATA
                 : ConnParam.MAX_CONNECT_PRIVATE_DATA);
-        ensureOpen();
-        long base = NativeMemory.address(scratch);
-        param.writeTo(scratch, base, 0, 64);
-        check("rdma_connect", LibRdmacm.rdma_connect(address, base), param.toString());
+        beginCall();
+        try {
+            long base = NativeMemory.address(scratch);
+            param.writeTo(scratch, base, 0, 64);
+            check("rdma_connect", LibRdmacm.rdma_connect(address, base), param.toString());
+        } finally {
+            endCall();
+        }
     }
 
     /** {@code rdma_accept} of a CONNECT_REQUEST's id; ESTABLISHED follows. */
     public void accept(ConnParam param) {
         Objects.requireNonNull(param, "param");
         param.checkPrivateData("rdma_accept", ConnParam.MAX_ACCEPT_PRIVATE_DATA);
-        ensureOpen();
-        long base = NativeMemory.address(scratch);
-        param.writeTo(scratch, base, 0, 64);
-        check("rdma_accept", LibRdmacm.rdma_accept(address, base), param.toString());
+        beginCall();
+        try {
+            long base = NativeMemory.address(scratch);
+            param.writeTo(scratch, base, 0, 64);
+            check("rdma_accept", LibRdmacm.rdma_accept(address, base), param.toString());
+        } finally {
+            endCall();
+        }
     }
 
     /** {@code rdma_reject} of a CONNECT_REQUEST's id; the peer sees REJECTED carrying {@code privateData}. */
@@ -276,36 +381,52 @@ public final class RdmaCmId extends NativeResource {
             throw new IllegalArgumentException("rdma_reject: privateData is " + privateData.length
                     + " bytes, more than the " + ConnParam.MAX_REJECT_PRIVATE_DATA + " a reject carries");
         }
-        ensureOpen();
-        scratch.put(0, privateData);
-        check("rdma_reject", LibRdmacm.rdma_reject(address, privateData.length == 0 ? 0 : NativeMemory.address(scratch),
-                (byte) privateData.length), null);
+        beginCall();
+        try {
+            scratch.put(0, privateData);
+            check("rdma_reject", LibRdmacm.rdma_reject(address, privateData.length == 0 ? 0 : NativeMemory.address(scratch),
+                    (byte) privateData.length), null);
+        } finally {
+            endCall();
+        }
     }
 
     /** {@code rdma_disconnect}: DISCONNECTED follows on both sides; the QP moves to ERR (flushing its work). */
     public void disconnect() {
-        ensureOpen();
-        check("rdma_disconnect", LibRdmacm.rdma_disconnect(address), null);
+        beginCall();
+        try {
+            check("rdma_disconnect", LibRdmacm.rdma_disconnect(address), null);
+        } finally {
+            endCall();
+        }
     }
 
     /** {@code rdma_migrate_id}: moves this id's events to {@code target}. */
     public void migrate(EventChannel target) {
         Objects.requireNonNull(target, "target");
-        ensureOpen();
-        target.ensureOpen();
-        if (target != channel) {
-            throw new UnsupportedOperationException("migrating to another EventChannel object changes the id's "
-                    + "owner; close and recreate the id on the target channel instead");
+        beginCall();
+        try {
+            target.ensureOpen();
+            if (target != channel) {
+                throw new UnsupportedOperationException("migrating to another EventChannel object changes the id's "
+                        + "owner; close and recreate the id on the target channel instead");
+            }
+            check("rdma_migrate_id", LibRdmacm.rdma_migrate_id(address, target.address()), null);
+        } finally {
+            endCall();
         }
-        check("rdma_migrate_id", LibRdmacm.rdma_migrate_id(address, target.address()), null);
     }
 
     /** {@code rdma_set_option(id, level, optname, &value, sizeof(int))} for the int-valued options. */
     public void setOption(int level, int optname, int value) {
-        ensureOpen();
-        scratch.putInt(0, value);
-        check("rdma_set_option", LibRdmacm.rdma_set_option(address, level, optname, NativeMemory.address(scratch), 4),
-                "level " + level + " option " + optname + " = " + value);
+        beginCall();
+        try {
+            scratch.putInt(0, value);
+            check("rdma_set_option", LibRdmacm.rdma_set_option(address, level, optname, NativeMemory.address(scratch), 4),
+                    "level " + level + " option " + optname + " = " + value);
+        } finally {
+            endCall();
+        }
     }
 
     /** RDMA_OPTION_ID_TOS: the type of service of this id's traffic (before resolving the route). */
@@ -314,9 +435,13 @@ public final class RdmaCmId extends NativeResource {
             throw new IllegalArgumentException("tos must be 0..255, got " + tos);
         }
         scratch.put(0, (byte) tos);
-        ensureOpen();
-        check("rdma_set_option", LibRdmacm.rdma_set_option(address, 0, 0, NativeMemory.address(scratch), 1),
-                "RDMA_OPTION_ID_TOS");
+        beginCall();
+        try {
+            check("rdma_set_option", LibRdmacm.rdma_set_option(address, 0, 0, NativeMemory.address(scratch), 1),
+                    "RDMA_OPTION_ID_TOS");
+        } finally {
+            endCall();
+        }
     }
 
     /** RDMA_OPTION_ID_REUSEADDR (before bind). */
@@ -336,39 +461,59 @@ public final class RdmaCmId extends NativeResource {
                     + exponent);
         }
         scratch.put(0, (byte) exponent);
-        ensureOpen();
-        check("rdma_set_option", LibRdmacm.rdma_set_option(address, 0, 3, NativeMemory.address(scratch), 1),
-                "RDMA_OPTION_ID_ACK_TIMEOUT");
+        beginCall();
+        try {
+            check("rdma_set_option", LibRdmacm.rdma_set_option(address, 0, 3, NativeMemory.address(scratch), 1),
+                    "RDMA_OPTION_ID_ACK_TIMEOUT");
+        } finally {
+            endCall();
+        }
     }
 
     /** {@code rdma_join_multicast} (after address resolution): MULTICAST_JOIN or MULTICAST_ERROR follows. */
     public void joinMulticast(InetSocketAddress group) {
         Objects.requireNonNull(group, "group");
-        ensureOpen();
-        SocketAddresses.write(group, scratch, 0);
-        check("rdma_join_multicast", LibRdmacm.rdma_join_multicast(address, NativeMemory.address(scratch), 0),
-                "group " + group);
+        beginCall();
+        try {
+            SocketAddresses.write(group, scratch, 0);
+            check("rdma_join_multicast", LibRdmacm.rdma_join_multicast(address, NativeMemory.address(scratch), 0),
+                    "group " + group);
+        } finally {
+            endCall();
+        }
     }
 
     /** {@code rdma_leave_multicast}. */
     public void leaveMulticast(InetSocketAddress group) {
         Objects.requireNonNull(group, "group");
-        ensureOpen();
-        SocketAddresses.write(group, scratch, 0);
-        check("rdma_leave_multicast", LibRdmacm.rdma_leave_multicast(address, NativeMemory.address(scratch)),
-                "group " + group);
+        beginCall();
+        try {
+            SocketAddresses.write(group, scratch, 0);
+            check("rdma_leave_multicast", LibRdmacm.rdma_leave_multicast(address, NativeMemory.address(scratch)),
+                    "group " + group);
+        } finally {
+            endCall();
+        }
     }
 
     /** The local address ({@code rdma_get_local_addr}), or null before bind/resolve. */
     public InetSocketAddress localAddress() {
-        ensureOpen();
-        return SocketAddresses.read(idView(), CmStructs.CmId.SRC_ADDR_OFFSET);
+        beginCall();
+        try {
+            return SocketAddresses.read(idView(), CmStructs.CmId.SRC_ADDR_OFFSET);
+        } finally {
+            endCall();
+        }
     }
 
     /** The peer's address ({@code rdma_get_peer_addr}), or null before resolve/connect. */
     public InetSocketAddress peerAddress() {
-        ensureOpen();
-        return SocketAddresses.read(idView(), CmStructs.CmId.DST_ADDR_OFFSET);
+        beginCall();
+        try {
+            return SocketAddresses.read(idView(), CmStructs.CmId.DST_ADDR_OFFSET);
+        } finally {
+            endCall();
+        }
     }
 
     private static void checkTimeout(int timeoutMs) {

@@ -30,7 +30,11 @@ public final class RdmaNative {
             NativeLibrary verbs = null;
             NativeLibrary cm = null;
             Throwable cause = null;
+            String platform = platformProblem(System.getProperty("os.name"), System.getProperty("os.arch"));
             try {
+                if (platform != null) {
+                    throw new RdmaUnavailableException(platform);
+                }
                 verbs = load(LIBIBVERBS, "libibverbs.so.1", "rdma-core's libibverbs (Debian package libibverbs1)");
                 cm = load(LIBRDMACM, "librdmacm.so.1", "rdma-core's librdmacm (Debian package librdmacm1)");
             } catch (Throwable t) {
@@ -69,6 +73,23 @@ public final class RdmaNative {
                 return new RdmaUnavailableException("probing RDMA devices failed: " + t, t);
             }
         }
+    }
+
+    /**
+     * Why the binding must not run on this OS and architecture, or null when it may: its struct offsets and
+     * constants are those of x86-64 Linux (checked against rdma-core's headers on the build machine by
+     * StructLayoutTest and NativeConstantsTest). On another architecture they differ (on aarch64
+     * {@code pthread_mutex_t} is 48 bytes, which moves {@code ibv_context.abi_compat}), and using them would
+     * read and write the wrong memory; so the libraries are not even loaded.
+     */
+    static String platformProblem(String osName, String osArch) {
+        boolean linux = osName != null && osName.toLowerCase(java.util.Locale.ROOT).startsWith("linux");
+        boolean x8664 = "amd64".equals(osArch) || "x86_64".equals(osArch);
+        if (linux && x8664) {
+            return null;
+        }
+        return "this RDMA binding is built for x86-64 Linux (its struct layouts and constants are checked against "
+                + "rdma-core's headers there); this JVM runs on " + osName + "/" + osArch;
     }
 
     /** libibverbs, loaded once. Throws {@link RdmaUnavailableException} if it cannot be loaded. */

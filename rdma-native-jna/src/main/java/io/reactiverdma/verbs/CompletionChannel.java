@@ -24,7 +24,9 @@ public final class CompletionChannel extends NativeResource {
     private final long address;
     private final int fd;
     private final ConcurrentHashMap<Long, CompletionQueue> cqs = new ConcurrentHashMap<>();
-    final Dependents attached = new Dependents();
+    final Dependents attached = new Dependents(this);
+    /** The wake-up of the thread waiting in {@link #awaitEvent(long, WakeupFd)}, if one is. */
+    private volatile WakeupFd waitingWith;
 
     CompletionChannel(VerbsContext context, long address) {
         super("ibv_comp_channel on " + context.deviceName(), context);
@@ -44,19 +46,27 @@ public final class CompletionChannel extends NativeResource {
 
     /** The file descriptor; readable (POLLIN) when an event is pending. */
     public int fd() {
-        ensureOpen();
-        return fd;
+        beginCall();
+        try {
+            return fd;
+        } finally {
+            endCall();
+        }
     }
 
     /** Makes {@link #getEvent()} return null instead of blocking when no event is pending (O_NONBLOCK). */
     public void setNonBlocking(boolean nonBlocking) {
-        ensureOpen();
-        Fds.setNonBlocking(fd, nonBlocking, description());
+        beginCall();
+        try {
+            Fds.setNonBlocking(fd, nonBlocking, description());
+        } finally {
+            endCall();
+        }
     }
 
     void attach(CompletionQueue cq) {
+        attached.add(cq); // first: refused once this channel began closing
         cqs.put(cq.address(), cq);
-        attached.add(cq);
     }
 
     void detach(CompletionQueue cq) {
@@ -70,7 +80,15 @@ public final class CompletionChannel extends NativeResource {
      * returns null when none is pending.
      */
     public CompletionQueue getEvent() {
-        ensureOpen();
+        beginCall();
+        try {
+            return getEventInCall();
+        } finally {
+            endCall();
+        }
+    }
+
+    private CompletionQueue getEventInCall() {
         ByteBuffer out = Buffers.allocate(16);
         long a = Buffers.address(out);
         int rc = LibIbverbs.ibv_get_cq_event(address, a, a + 8);
@@ -99,11 +117,15 @@ public final class CompletionChannel extends NativeResource {
      */
     public CompletionQueue awaitEvent(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
-        ensureOpen();
-        if (!Fds.awaitReadable(fd, timeout, description())) {
-            return null;
+        beginCall();
+        try {
+            if (!Fds.awaitReadable(fd, timeout, description())) {
+                return null;
+            }
+            return getEventInCall();
+        } finally {
+            endCall();
         }
-        return getEvent();
     }
 
     /**
@@ -114,12 +136,38 @@ public final class CompletionChannel extends NativeResource {
      */
     public CompletionQueue awaitEvent(long timeoutNs, WakeupFd wakeup) {
         Objects.requireNonNull(wakeup, "wakeup");
-        ensureOpen();
-        int ready = Fds.awaitEitherReadable(fd, wakeup.fd(), Math.max(0, timeoutNs), wakeup.pollFrame, description());
-        if ((ready & 2) != 0) {
-            wakeup.drain();
+        beginCall();
+        try {
+            wakeup.enter();
+            int ready;
+            try {
+                waitingWith = wakeup;
+                ready = Fds.awaitEitherReadable(fd, wakeup.fdInCall(), Math.max(0, timeoutNs), wakeup.pollFrame,
+                        description());
+                waitingWith = null;
+                if ((ready & 2) != 0) {
+                    wakeup.drainInCall();
+                }
+            } finally {
+                wakeup.leave();
+            }
+            return (ready & 1) != 0 ? getEventInCall() : null;
+        } finally {
+            endCall();
         }
-        return (ready & 1) != 0 ? getEvent() : null;
+    }
+
+    /** A close from another thread wakes the waiter instead of waiting for its timeout. */
+    @Override
+    protected void onClosing() {
+        WakeupFd w = waitingWith;
+        if (w != null) {
+            try {
+                w.signal();
+            } catch (io.reactiverdma.natives.ClosedResourceException closingToo) {
+                // its own close woke the waiter
+            }
+        }
     }
 
     @Override

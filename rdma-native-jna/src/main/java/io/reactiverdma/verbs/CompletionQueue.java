@@ -41,7 +41,7 @@ public final class CompletionQueue extends NativeResource {
     private final long pollFnAddress;
     private final long notifyFnAddress;
     private final AtomicInteger unackedEvents = new AtomicInteger();
-    final Dependents users = new Dependents();
+    final Dependents users = new Dependents(this);
 
     CompletionQueue(VerbsContext context, long address, CompletionChannel channel, boolean owned, String description) {
         super(description, context);
@@ -66,7 +66,12 @@ public final class CompletionQueue extends NativeResource {
             notifyFrame = null;
         }
         if (channel != null) {
-            channel.attach(this);
+            try {
+                channel.attach(this);
+            } catch (RuntimeException e) { // the channel began closing: the creator destroys the CQ
+                abandon();
+                throw e;
+            }
         }
         context.register(address, this);
     }
@@ -103,8 +108,12 @@ public final class CompletionQueue extends NativeResource {
 
     /** The number of entries the CQ really has ({@code cq->cqe}; at least what was asked for). */
     public int capacity() {
-        ensureOpen();
-        return pointer.getInt(IbvStructs.IbvCq.CQE_OFFSET);
+        beginCall();
+        try {
+            return pointer.getInt(IbvStructs.IbvCq.CQE_OFFSET);
+        } finally {
+            endCall();
+        }
     }
 
     /**
@@ -115,23 +124,28 @@ public final class CompletionQueue extends NativeResource {
      */
     public int poll(WorkCompletions wcs) {
         Objects.requireNonNull(wcs, "wcs");
-        ensureOpen();
         int n;
-        synchronized (pollArgs) {
-            if (pollFrame != null) {
-                pollFrame.putInt(1, wcs.capacity());
-                pollFrame.putLong(2, wcs.address());
-                n = pollFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_INT_PTR), pollFnAddress);
-            } else {
-                pollArgs[1] = wcs.boxedCapacity;
-                pollArgs[2] = wcs.pointer;
-                n = pollFn.invokeInt(pollArgs);
+        beginCall();
+        try {
+            synchronized (pollArgs) {
+                if (pollFrame != null) {
+                    pollFrame.putInt(1, wcs.capacity());
+                    pollFrame.putLong(2, wcs.address());
+                    n = pollFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_INT_PTR), pollFnAddress);
+                } else {
+                    pollArgs[1] = wcs.boxedCapacity;
+                    pollArgs[2] = wcs.pointer;
+                    n = pollFn.invokeInt(pollArgs);
+                }
             }
+        } finally {
+            endCall();
         }
         Reference.reachabilityFence(wcs);
         if (n < 0) {
             wcs.count(0);
-            throw new NativeCallException("ibv_poll_cq", -n, description());
+            // a provider code, not an errno (mlx5's CQ_POLL_ERR is -2: "errno 2, No such file" misled)
+            throw new NativeCallException("ibv_poll_cq", 0, description() + ": the provider returned " + n);
         }
         wcs.count(n);
         return n;
@@ -143,22 +157,26 @@ public final class CompletionQueue extends NativeResource {
      * in-between is missed.
      */
     public void requestNotify(boolean solicitedOnly) {
-        ensureOpen();
-        if (channel == null) {
-            throw new IllegalStateException(description() + " has no completion channel: events would go nowhere");
-        }
-        int rc;
-        synchronized (notifyArgs) {
-            if (notifyFrame != null) {
-                notifyFrame.putInt(1, solicitedOnly ? 1 : 0);
-                rc = notifyFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_INT), notifyFnAddress);
-            } else {
-                notifyArgs[1] = solicitedOnly ? ONE : ZERO;
-                rc = notifyFn.invokeInt(notifyArgs);
+        beginCall();
+        try {
+            if (channel == null) {
+                throw new IllegalStateException(description() + " has no completion channel: events would go nowhere");
             }
-        }
-        if (rc != 0) {
-            throw Failures.returned("ibv_req_notify_cq", rc, description());
+            int rc;
+            synchronized (notifyArgs) {
+                if (notifyFrame != null) {
+                    notifyFrame.putInt(1, solicitedOnly ? 1 : 0);
+                    rc = notifyFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_INT), notifyFnAddress);
+                } else {
+                    notifyArgs[1] = solicitedOnly ? ONE : ZERO;
+                    rc = notifyFn.invokeInt(notifyArgs);
+                }
+            }
+            if (rc != 0) {
+                throw Failures.returned("ibv_req_notify_cq", rc, description(), notifyFrame == null);
+            }
+        } finally {
+            endCall();
         }
     }
 
@@ -167,9 +185,13 @@ public final class CompletionQueue extends NativeResource {
         if (size < 1) {
             throw new IllegalArgumentException("size must be >= 1, got " + size);
         }
-        ensureOpen();
-        synchronized (pollArgs) {
-            Failures.check("ibv_resize_cq", LibIbverbs.ibv_resize_cq(address, size));
+        beginCall();
+        try {
+            synchronized (pollArgs) {
+                Failures.check("ibv_resize_cq", LibIbverbs.ibv_resize_cq(address, size));
+            }
+        } finally {
+            endCall();
         }
     }
 
@@ -182,14 +204,18 @@ public final class CompletionQueue extends NativeResource {
         if (count < 1) {
             throw new IllegalArgumentException("count must be >= 1, got " + count);
         }
-        ensureOpen();
-        int pending = unackedEvents.get();
-        if (count > pending) {
-            throw new IllegalArgumentException("acknowledging " + count + " events but only " + pending
-                    + " were received and not acknowledged");
+        beginCall();
+        try {
+            int pending = unackedEvents.get();
+            if (count > pending) {
+                throw new IllegalArgumentException("acknowledging " + count + " events but only " + pending
+                        + " were received and not acknowledged");
+            }
+            unackedEvents.addAndGet(-count);
+            LibIbverbs.ibv_ack_cq_events(address, count);
+        } finally {
+            endCall();
         }
-        unackedEvents.addAndGet(-count);
-        LibIbverbs.ibv_ack_cq_events(address, count);
     }
 
     /** Events received from the channel and not acknowledged yet. */

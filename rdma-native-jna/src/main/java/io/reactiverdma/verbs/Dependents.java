@@ -14,10 +14,21 @@ import java.util.Set;
  * completion channel, the memory windows bound to an MR. The owner closes them first in its release().
  */
 final class Dependents {
+    private final NativeResource owner;
     private final Set<NativeResource> set = Collections.newSetFromMap(new IdentityHashMap<>());
     private final List<NativeResource> order = new ArrayList<>();
 
+    Dependents(NativeResource owner) {
+        this.owner = owner;
+    }
+
+    /**
+     * Adds {@code r}, or throws {@link io.reactiverdma.natives.ClosedResourceException} when the owner began
+     * closing: its {@link #closeAll()} (which runs after the owner refuses use) may have taken its snapshot
+     * already and would never close {@code r}.
+     */
     synchronized void add(NativeResource r) {
+        owner.ensureOpen();
         if (set.add(r)) {
             order.add(r);
         }

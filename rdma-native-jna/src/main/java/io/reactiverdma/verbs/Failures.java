@@ -22,6 +22,19 @@ final class Failures {
     }
 
     static NativeCallException returned(String call, int rc, String detail) {
+        return returned(call, rc, detail, true);
+    }
+
+    /**
+     * As {@link #returned(String, int, String)}; {@code errnoCaptured} is false for a call made through a
+     * libffi frame ({@link FfiCall}), after which errno is not saved: a -1 then reports errno 0 ("no errno
+     * reported") instead of the errno of an earlier call on this thread.
+     */
+    static NativeCallException returned(String call, int rc, String detail, boolean errnoCaptured) {
+        if (rc == -1 && !errnoCaptured) {
+            return new NativeCallException(call, 0, (detail == null ? "" : detail + "; ")
+                    + "returned -1, errno not captured on the libffi call path");
+        }
         int errno;
         if (rc > 0) {
             errno = rc;
@@ -63,16 +76,30 @@ final class Failures {
     /** "soft S, hard H" with values in KiB (as ulimit -l prints them) or "unlimited". */
     static String memlockLimits() {
         try {
-            ByteBuffer rlimit = Buffers.allocate(16);
+            ByteBuffer rlimit = Buffers.allocate(Rlimit.SIZE);
             int rc = LibC.getrlimit(LibC.RLIMIT_MEMLOCK, Buffers.address(rlimit));
             if (rc != 0) {
                 return "unknown (getrlimit failed: " + Errno.describe(Native.getLastError()) + ")";
             }
-            String s = "soft " + kib(rlimit.getLong(0)) + ", hard " + kib(rlimit.getLong(8));
+            String s = "soft " + kib(rlimit.getLong(Rlimit.RLIM_CUR_OFFSET)) + ", hard "
+                    + kib(rlimit.getLong(Rlimit.RLIM_MAX_OFFSET));
             java.lang.ref.Reference.reachabilityFence(rlimit);
             return s;
         } catch (Throwable t) {
             return "unknown (" + t + ")";
+        }
+    }
+
+    /** {@code struct rlimit}. */
+    @io.reactiverdma.natives.NativeStruct(value = "struct rlimit", header = "sys/resource.h")
+    static final class Rlimit {
+        static final int SIZE = 16;
+        @io.reactiverdma.natives.NativeField("rlim_cur")
+        static final int RLIM_CUR_OFFSET = 0;
+        @io.reactiverdma.natives.NativeField("rlim_max")
+        static final int RLIM_MAX_OFFSET = 8;
+
+        private Rlimit() {
         }
     }
 

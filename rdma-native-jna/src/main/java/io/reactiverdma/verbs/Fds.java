@@ -13,18 +13,33 @@ final class Fds {
     private Fds() {
     }
 
+    /** {@code struct pollfd}, as poll(2) takes an array of them. */
+    @io.reactiverdma.natives.NativeStruct(value = "struct pollfd", header = "poll.h")
+    static final class PollFd {
+        static final int SIZE = 8;
+        @io.reactiverdma.natives.NativeField("fd")
+        static final int FD_OFFSET = 0;
+        @io.reactiverdma.natives.NativeField("events")
+        static final int EVENTS_OFFSET = 4;
+        @io.reactiverdma.natives.NativeField("revents")
+        static final int REVENTS_OFFSET = 6;
+
+        private PollFd() {
+        }
+    }
+
     /** Waits until {@code fd} is readable or the timeout passes (EINTR retried); true when readable. */
     static boolean awaitReadable(int fd, Duration timeout, String what) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        ByteBuffer pfd = Buffers.allocate(8);
+        ByteBuffer pfd = Buffers.allocate(PollFd.SIZE);
         long a = Buffers.address(pfd);
         try {
             while (true) {
                 long left = deadline - System.nanoTime();
                 int ms = left <= 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, (left + 999_999) / 1_000_000);
-                pfd.putInt(0, fd);
-                pfd.putShort(4, LibC.POLLIN);
-                pfd.putShort(6, (short) 0);
+                pfd.putInt(PollFd.FD_OFFSET, fd);
+                pfd.putShort(PollFd.EVENTS_OFFSET, LibC.POLLIN);
+                pfd.putShort(PollFd.REVENTS_OFFSET, (short) 0);
                 int rc = LibC.poll(a, 1, ms);
                 if (rc > 0) {
                     return true;
@@ -55,16 +70,23 @@ final class Fds {
         while (true) {
             long left = deadline - System.nanoTime();
             int ms = left <= 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, (left + 999_999) / 1_000_000);
-            pfds.putInt(0, fd);
-            pfds.putShort(4, LibC.POLLIN);
-            pfds.putShort(6, (short) 0);
-            pfds.putInt(8, otherFd);
-            pfds.putShort(12, LibC.POLLIN);
-            pfds.putShort(14, (short) 0);
+            pfds.putInt(PollFd.FD_OFFSET, fd);
+            pfds.putShort(PollFd.EVENTS_OFFSET, LibC.POLLIN);
+            pfds.putShort(PollFd.REVENTS_OFFSET, (short) 0);
+            pfds.putInt(PollFd.SIZE + PollFd.FD_OFFSET, otherFd);
+            pfds.putShort(PollFd.SIZE + PollFd.EVENTS_OFFSET, LibC.POLLIN);
+            pfds.putShort(PollFd.SIZE + PollFd.REVENTS_OFFSET, (short) 0);
             int rc = LibC.poll(a, 2, ms);
             Reference.reachabilityFence(pfds);
             if (rc > 0) {
-                return (pfds.getShort(6) != 0 ? 1 : 0) | (pfds.getShort(14) != 0 ? 2 : 0);
+                short first = pfds.getShort(PollFd.REVENTS_OFFSET);
+                short second = pfds.getShort(PollFd.SIZE + PollFd.REVENTS_OFFSET);
+                if (((first | second) & LibC.POLLNVAL) != 0) {
+                    // not "readable": a read would hit whatever file reuses the number next
+                    throw new NativeCallException("poll", Errno.EBADF, what + " (fd " + ((first & LibC.POLLNVAL) != 0 ? fd
+                            : otherFd) + " is not open)");
+                }
+                return (first != 0 ? 1 : 0) | (second != 0 ? 2 : 0);
             }
             if (rc == 0) {
                 if (System.nanoTime() - deadline >= 0) {

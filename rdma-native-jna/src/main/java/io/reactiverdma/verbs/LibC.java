@@ -9,6 +9,8 @@ final class LibC {
     }
 
     static final short POLLIN = 0x001;
+    /** revents: the fd is not open (closed under the poll, or never was). */
+    static final short POLLNVAL = 0x020;
     static final int F_GETFL = 3;
     static final int F_SETFL = 4;
     static final int O_NONBLOCK = 04000;

@@ -18,7 +18,7 @@ public final class MemoryRegion extends NativeResource {
     private final int lkey;
     private final int rkey;
     private final Object keepAlive;
-    final Dependents boundWindows = new Dependents();
+    final Dependents boundWindows = new Dependents(this);
 
     MemoryRegion(ProtectionDomain pd, long handle, Object keepAlive) {
         super(describe(pd, handle), pd);

@@ -42,8 +42,12 @@ public final class MemoryWindow extends NativeResource {
 
     /** The current rkey (changes with every bind). */
     public int rkey() {
-        ensureOpen();
-        return pointer.getInt(IbvStructs.IbvMw.RKEY_OFFSET);
+        beginCall();
+        try {
+            return pointer.getInt(IbvStructs.IbvMw.RKEY_OFFSET);
+        } finally {
+            endCall();
+        }
     }
 
     /**
@@ -69,32 +73,45 @@ public final class MemoryWindow extends NativeResource {
             throw new IndexOutOfBoundsException("window [0x" + Long.toHexString(addr) + ", +" + length
                     + ") is not inside the memory region " + mr);
         }
-        ensureOpen();
-        qp.ensureOpen();
-        mr.ensureOpen();
-        VerbsContext ctx = pd.context();
-        if (ctx.bindMw == null) {
-            throw new NativeCallException("ibv_bind_mw", Errno.EOPNOTSUPP, ctx.deviceName() + " has no bind_mw");
+        beginCall();
+        try {
+            qp.ensureOpen();
+            mr.ensureOpen();
+            VerbsContext ctx = pd.context();
+            if (ctx.bindMw == null) {
+                throw new NativeCallException("ibv_bind_mw", Errno.EOPNOTSUPP, ctx.deviceName() + " has no bind_mw");
+            }
+            ByteBuffer b = Buffers.allocate(IbvStructs.IbvMwBind.SIZE);
+            b.putLong(IbvStructs.IbvMwBind.WR_ID_OFFSET, wrId);
+            b.putInt(IbvStructs.IbvMwBind.SEND_FLAGS_OFFSET, sendFlags);
+            b.putLong(IbvStructs.IbvMwBind.BIND_INFO_MR_OFFSET, mr.handleAddress());
+            b.putLong(IbvStructs.IbvMwBind.BIND_INFO_ADDR_OFFSET, addr);
+            b.putLong(IbvStructs.IbvMwBind.BIND_INFO_LENGTH_OFFSET, length);
+            b.putInt(IbvStructs.IbvMwBind.BIND_INFO_MW_ACCESS_FLAGS_OFFSET, access);
+            int rc = ctx.bindMw.invokeInt(new Object[] {qp.pointer(), pointer, new Pointer(Buffers.address(b))});
+            Reference.reachabilityFence(b);
+            if (rc != 0) {
+                throw Failures.returned("ibv_bind_mw", rc, this + " to " + mr);
+            }
+            bindingTo(mr);
+            return pointer.getInt(IbvStructs.IbvMw.RKEY_OFFSET);
+        } finally {
+            endCall();
         }
-        ByteBuffer b = Buffers.allocate(IbvStructs.IbvMwBind.SIZE);
-        b.putLong(IbvStructs.IbvMwBind.WR_ID_OFFSET, wrId);
-        b.putInt(IbvStructs.IbvMwBind.SEND_FLAGS_OFFSET, sendFlags);
-        b.putLong(IbvStructs.IbvMwBind.BIND_INFO_MR_OFFSET, mr.handleAddress());
-        b.putLong(IbvStructs.IbvMwBind.BIND_INFO_ADDR_OFFSET, addr);
-        b.putLong(IbvStructs.IbvMwBind.BIND_INFO_LENGTH_OFFSET, length);
-        b.putInt(IbvStructs.IbvMwBind.BIND_INFO_MW_ACCESS_FLAGS_OFFSET, access);
-        int rc = ctx.bindMw.invokeInt(new Object[] {qp.pointer(), pointer, new Pointer(Buffers.address(b))});
-        Reference.reachabilityFence(b);
-        if (rc != 0) {
-            throw Failures.returned("ibv_bind_mw", rc, this + " to " + mr);
-        }
+    }
+
+    /**
+     * Lists this window under {@code mr}, whose close then deallocates it first: ibv_dereg_mr fails (EINVAL
+     * on rxe) while a window is bound to the region. For type 2 windows, called when the BIND_MW is built
+     * (whether or not it completes: deallocating an unbound window is harmless).
+     */
+    synchronized void bindingTo(MemoryRegion mr) {
         MemoryRegion previous = boundTo;
         if (previous != null && previous != mr) {
             previous.boundWindows.remove(this);
         }
         boundTo = mr;
         mr.boundWindows.add(this);
-        return pointer.getInt(IbvStructs.IbvMw.RKEY_OFFSET);
     }
 
     @Override

@@ -87,20 +87,24 @@ public final class ProtectionDomain extends NativeResource {
             throw new IllegalArgumentException("length must be > 0, got " + length);
         }
         AccessFlags.validate("access", access);
-        ensureOpen();
-        boolean optional = (access & AccessFlags.OPTIONAL_RANGE) != 0;
-        long mr = optional ? RegMrIova2.call(address, addr, length, access)
-                : LibIbverbs.ibv_reg_mr(address, addr, length, access);
-        if (mr == 0) {
-            int errno = Native.getLastError();
-            String detail = length + " bytes at 0x" + Long.toHexString(addr) + ", access " + AccessFlags.describe(access)
-                    + ", on " + context.deviceName();
-            if (errno == Errno.ENOMEM) {
-                detail += "; " + Failures.memlockHint();
+        beginCall();
+        try {
+            boolean optional = (access & AccessFlags.OPTIONAL_RANGE) != 0;
+            long mr = optional ? RegMrIova2.call(address, addr, length, access)
+                    : LibIbverbs.ibv_reg_mr(address, addr, length, access);
+            if (mr == 0) {
+                int errno = Native.getLastError();
+                String detail = length + " bytes at 0x" + Long.toHexString(addr) + ", access " + AccessFlags.describe(access)
+                        + ", on " + context.deviceName();
+                if (errno == Errno.ENOMEM) {
+                    detail += "; " + Failures.memlockHint();
+                }
+                throw new NativeCallException(optional ? "ibv_reg_mr_iova2" : "ibv_reg_mr", errno, detail);
             }
-            throw new NativeCallException(optional ? "ibv_reg_mr_iova2" : "ibv_reg_mr", errno, detail);
+            return wrapOrDestroy(() -> new MemoryRegion(this, mr, keepAlive), () -> LibIbverbs.ibv_dereg_mr(mr));
+        } finally {
+            endCall();
         }
-        return new MemoryRegion(this, mr, keepAlive);
     }
 
     /** ibv_reg_mr_iova2 (rdma-core v29+), which verbs.h's ibv_reg_mr macro uses for optional access flags. */
@@ -123,15 +127,20 @@ public final class ProtectionDomain extends NativeResource {
      */
     public MemoryWindow allocMemoryWindow(MemoryWindowType type) {
         Objects.requireNonNull(type, "type");
-        ensureOpen();
-        if (context.allocMw == null) {
-            throw new NativeCallException("ibv_alloc_mw", Errno.EOPNOTSUPP, context.deviceName() + " has no memory windows");
+        beginCall();
+        try {
+            if (context.allocMw == null) {
+                throw new NativeCallException("ibv_alloc_mw", Errno.EOPNOTSUPP, context.deviceName() + " has no memory windows");
+            }
+            Pointer mw = (Pointer) context.allocMw.invoke(Pointer.class, new Object[] {pointer(), type.value()});
+            if (mw == null) {
+                throw new NativeCallException("ibv_alloc_mw", Native.getLastError(), type + " on " + context.deviceName());
+            }
+            return wrapOrDestroy(() -> new MemoryWindow(this, Pointer.nativeValue(mw), type),
+                    () -> context.deallocMw.invokeInt(new Object[] {mw}));
+        } finally {
+            endCall();
         }
-        Pointer mw = (Pointer) context.allocMw.invoke(Pointer.class, new Object[] {pointer(), type.value()});
-        if (mw == null) {
-            throw new NativeCallException("ibv_alloc_mw", Native.getLastError(), type + " on " + context.deviceName());
-        }
-        return new MemoryWindow(this, Pointer.nativeValue(mw), type);
     }
 
     // ----------------------------------------------------------------------------------------- queues
@@ -143,16 +152,21 @@ public final class ProtectionDomain extends NativeResource {
     public QueuePair createQueuePair(QpInitAttributes attributes) {
         Objects.requireNonNull(attributes, "attributes");
         attributes.validate();
-        ensureOpen();
-        ByteBuffer b = Buffers.allocate(QpInitAttributes.SIZE);
-        attributes.writeTo(b, 0);
-        long qp = LibIbverbs.ibv_create_qp(address, Buffers.address(b));
-        if (qp == 0) {
-            throw new NativeCallException("ibv_create_qp", Native.getLastError(), attributes + " on " + context.deviceName());
+        beginCall();
+        try {
+            ByteBuffer b = Buffers.allocate(QpInitAttributes.SIZE);
+            attributes.writeTo(b, 0);
+            long qp = LibIbverbs.ibv_create_qp(address, Buffers.address(b));
+            if (qp == 0) {
+                throw new NativeCallException("ibv_create_qp", Native.getLastError(), attributes + " on " + context.deviceName());
+            }
+            QpCapabilities granted = QpCapabilities.read(b, QpInitAttributes.CAP_OFFSET);
+            Reference.reachabilityFence(b);
+            return wrapOrDestroy(() -> new QueuePair(this, qp, attributes.sendCq(), attributes.recvCq(), attributes.srq(), granted,
+                    null, null), () -> LibIbverbs.ibv_destroy_qp(qp));
+        } finally {
+            endCall();
         }
-        QpCapabilities granted = QpCapabilities.read(b, QpInitAttributes.CAP_OFFSET);
-        Reference.reachabilityFence(b);
-        return new QueuePair(this, qp, attributes.sendCq(), attributes.recvCq(), attributes.srq(), granted, null, null);
     }
 
     /**
@@ -167,30 +181,38 @@ public final class ProtectionDomain extends NativeResource {
         if (maxWr < 1) {
             throw new IllegalArgumentException("maxWr must be >= 1, got " + maxWr);
         }
-        ensureOpen();
-        ByteBuffer b = Buffers.allocate(IbvStructs.IbvSrqInitAttr.SIZE);
-        requested.writeTo(b, IbvStructs.IbvSrqInitAttr.ATTR_OFFSET);
-        long srq = LibIbverbs.ibv_create_srq(address, Buffers.address(b));
-        if (srq == 0) {
-            throw new NativeCallException("ibv_create_srq", Native.getLastError(), requested + " on " + context.deviceName());
+        beginCall();
+        try {
+            ByteBuffer b = Buffers.allocate(IbvStructs.IbvSrqInitAttr.SIZE);
+            requested.writeTo(b, IbvStructs.IbvSrqInitAttr.ATTR_OFFSET);
+            long srq = LibIbverbs.ibv_create_srq(address, Buffers.address(b));
+            if (srq == 0) {
+                throw new NativeCallException("ibv_create_srq", Native.getLastError(), requested + " on " + context.deviceName());
+            }
+            SrqAttributes granted = SrqAttributes.read(b, IbvStructs.IbvSrqInitAttr.ATTR_OFFSET);
+            Reference.reachabilityFence(b);
+            return wrapOrDestroy(() -> new SharedReceiveQueue(this, srq, granted), () -> LibIbverbs.ibv_destroy_srq(srq));
+        } finally {
+            endCall();
         }
-        SrqAttributes granted = SrqAttributes.read(b, IbvStructs.IbvSrqInitAttr.ATTR_OFFSET);
-        Reference.reachabilityFence(b);
-        return new SharedReceiveQueue(this, srq, granted);
     }
 
     /** {@code ibv_create_ah}: a destination for UD sends. */
     public AddressHandle createAddressHandle(AddressHandleAttributes attributes) {
         Objects.requireNonNull(attributes, "attributes");
-        ensureOpen();
-        ByteBuffer b = Buffers.allocate(AddressHandleAttributes.SIZE);
-        attributes.writeTo(b, 0);
-        long ah = LibIbverbs.ibv_create_ah(address, Buffers.address(b));
-        if (ah == 0) {
-            throw new NativeCallException("ibv_create_ah", Native.getLastError(), attributes + " on " + context.deviceName());
+        beginCall();
+        try {
+            ByteBuffer b = Buffers.allocate(AddressHandleAttributes.SIZE);
+            attributes.writeTo(b, 0);
+            long ah = LibIbverbs.ibv_create_ah(address, Buffers.address(b));
+            if (ah == 0) {
+                throw new NativeCallException("ibv_create_ah", Native.getLastError(), attributes + " on " + context.deviceName());
+            }
+            Reference.reachabilityFence(b);
+            return wrapOrDestroy(() -> new AddressHandle(this, ah, attributes.copy()), () -> LibIbverbs.ibv_destroy_ah(ah));
+        } finally {
+            endCall();
         }
-        Reference.reachabilityFence(b);
-        return new AddressHandle(this, ah, attributes.copy());
     }
 
     /**
@@ -204,13 +226,17 @@ public final class ProtectionDomain extends NativeResource {
     public AddressHandle createAddressHandleFromWc(WorkCompletions wcs, int index, long grh, int port) {
         Objects.requireNonNull(wcs, "wcs");
         VerbsContext.checkPort(port);
-        ensureOpen();
-        long ah = LibIbverbs.ibv_create_ah_from_wc(address, wcs.address(index), grh, (byte) port);
-        if (ah == 0) {
-            throw new NativeCallException("ibv_create_ah_from_wc", Native.getLastError(), context.deviceName());
+        beginCall();
+        try {
+            long ah = LibIbverbs.ibv_create_ah_from_wc(address, wcs.address(index), grh, (byte) port);
+            if (ah == 0) {
+                throw new NativeCallException("ibv_create_ah_from_wc", Native.getLastError(), context.deviceName());
+            }
+            Reference.reachabilityFence(wcs);
+            return wrapOrDestroy(() -> new AddressHandle(this, ah, null), () -> LibIbverbs.ibv_destroy_ah(ah));
+        } finally {
+            endCall();
         }
-        Reference.reachabilityFence(wcs);
-        return new AddressHandle(this, ah, null);
     }
 
     /**

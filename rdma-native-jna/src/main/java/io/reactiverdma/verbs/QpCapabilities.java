@@ -1,5 +1,8 @@
 package io.reactiverdma.verbs;
 
+import io.reactiverdma.natives.NativeField;
+import io.reactiverdma.natives.NativeStruct;
+
 import java.nio.ByteBuffer;
 
 /**
@@ -22,11 +25,18 @@ import java.nio.ByteBuffer;
  * @param maxRecvSge    scatter entries per receive WR
  * @param maxInlineData bytes a send may carry with {@link SendFlags#INLINE}
  */
+@NativeStruct(value = "struct ibv_qp_cap", header = IbvStructs.VERBS_H)
 public record QpCapabilities(int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInlineData) {
+    public static final int SIZE = 20;
+    @NativeField("max_send_wr")
     static final int MAX_SEND_WR = 0;
+    @NativeField("max_recv_wr")
     static final int MAX_RECV_WR = 4;
+    @NativeField("max_send_sge")
     static final int MAX_SEND_SGE = 8;
+    @NativeField("max_recv_sge")
     static final int MAX_RECV_SGE = 12;
+    @NativeField("max_inline_data")
     static final int MAX_INLINE_DATA = 16;
 
     /** Reads a {@code struct ibv_qp_cap} at {@code offset}. */

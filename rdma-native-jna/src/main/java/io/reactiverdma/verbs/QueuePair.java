@@ -74,10 +74,20 @@ public final class QueuePair extends NativeResource {
             sendFrame = null;
             recvFrame = null;
         }
-        sendCq.users.add(this);
-        recvCq.users.add(this);
-        if (srq != null) {
-            srq.users.add(this);
+        try {
+            sendCq.users.add(this);
+            recvCq.users.add(this);
+            if (srq != null) {
+                srq.users.add(this);
+            }
+        } catch (RuntimeException e) { // a CQ or the SRQ began closing: the creator destroys the QP
+            sendCq.users.remove(this);
+            recvCq.users.remove(this);
+            if (srq != null) {
+                srq.users.remove(this);
+            }
+            abandon();
+            throw e;
         }
         context.register(address, this);
     }
@@ -177,18 +187,22 @@ public final class QueuePair extends NativeResource {
     }
 
     private void modify(QpAttributes attributes, int mask, QpState stateOverride) {
-        ensureOpen();
-        ByteBuffer b = Buffers.allocate(QpAttributes.SIZE);
-        attributes.writeTo(b, 0);
-        if (stateOverride != null) {
-            b.putInt(QpAttributes.QP_STATE_OFFSET, stateOverride.value());
-        }
-        int rc = LibIbverbs.ibv_modify_qp(address, Buffers.address(b), mask);
-        Reference.reachabilityFence(b);
-        if (rc != 0) {
-            throw Failures.returned("ibv_modify_qp", rc, description() + " to " + (stateOverride != null ? stateOverride
-                    : (mask & QpAttrMask.STATE) != 0 ? attributes.qpState() : "(state unchanged)")
-                    + " with mask 0x" + Integer.toHexString(mask));
+        beginCall();
+        try {
+            ByteBuffer b = Buffers.allocate(QpAttributes.SIZE);
+            attributes.writeTo(b, 0);
+            if (stateOverride != null) {
+                b.putInt(QpAttributes.QP_STATE_OFFSET, stateOverride.value());
+            }
+            int rc = LibIbverbs.ibv_modify_qp(address, Buffers.address(b), mask);
+            Reference.reachabilityFence(b);
+            if (rc != 0) {
+                throw Failures.returned("ibv_modify_qp", rc, description() + " to " + (stateOverride != null ? stateOverride
+                        : (mask & QpAttrMask.STATE) != 0 ? attributes.qpState() : "(state unchanged)")
+                        + " with mask 0x" + Integer.toHexString(mask));
+            }
+        } finally {
+            endCall();
         }
     }
 
@@ -236,17 +250,21 @@ public final class QueuePair extends NativeResource {
 
     /** {@code ibv_query_qp} of the fields {@code mask} selects (the others read as zero/defaults). */
     public QpAttributes query(int mask) {
-        ensureOpen();
-        ByteBuffer b = Buffers.allocate(QpAttributes.SIZE + QpInitAttributes.SIZE);
-        long a = Buffers.address(b);
-        int rc = LibIbverbs.ibv_query_qp(address, a, mask, a + QpAttributes.SIZE);
-        if (rc != 0) {
+        beginCall();
+        try {
+            ByteBuffer b = Buffers.allocate(QpAttributes.SIZE + QpInitAttributes.SIZE);
+            long a = Buffers.address(b);
+            int rc = LibIbverbs.ibv_query_qp(address, a, mask, a + QpAttributes.SIZE);
+            if (rc != 0) {
+                Reference.reachabilityFence(b);
+                throw Failures.returned("ibv_query_qp", rc, description());
+            }
+            QpAttributes attrs = QpAttributes.read(b, 0);
             Reference.reachabilityFence(b);
-            throw Failures.returned("ibv_query_qp", rc, description());
+            return attrs;
+        } finally {
+            endCall();
         }
-        QpAttributes attrs = QpAttributes.read(b, 0);
-        Reference.reachabilityFence(b);
-        return attrs;
     }
 
     /** {@code ibv_query_qp} of everything ({@link QpAttrMask#ALL}). */
@@ -275,24 +293,28 @@ public final class QueuePair extends NativeResource {
         if (wrs.count() == 0) {
             throw new IllegalArgumentException("wrs is empty: add() work requests first");
         }
-        ensureOpen();
-        wrs.checkReferences();
         int rc;
-        synchronized (sendArgs) {
-            wrs.clearBadWr();
-            if (sendFrame != null) {
-                sendFrame.putLong(1, wrs.address());
-                sendFrame.putLong(2, wrs.badWrAddress());
-                rc = sendFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_PTR_PTR), postSendAddress);
-            } else {
-                sendArgs[1] = wrs.pointer;
-                sendArgs[2] = wrs.badWrPointer;
-                rc = postSendFn.invokeInt(sendArgs);
+        beginCall();
+        try {
+            wrs.checkReferences();
+            synchronized (sendArgs) {
+                wrs.clearBadWr();
+                if (sendFrame != null) {
+                    sendFrame.putLong(1, wrs.address());
+                    sendFrame.putLong(2, wrs.badWrAddress());
+                    rc = sendFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_PTR_PTR), postSendAddress);
+                } else {
+                    sendArgs[1] = wrs.pointer;
+                    sendArgs[2] = wrs.badWrPointer;
+                    rc = postSendFn.invokeInt(sendArgs);
+                }
             }
+        } finally {
+            endCall();
         }
         Reference.reachabilityFence(wrs);
         if (rc != 0) {
-            throw postFailure("ibv_post_send", rc, wrs.failedIndex(), wrs.count());
+            throw postFailure("ibv_post_send", rc, wrs.failedIndex(), wrs.count(), sendFrame == null);
         }
     }
 
@@ -309,30 +331,34 @@ public final class QueuePair extends NativeResource {
         if (srq != null) {
             throw new IllegalStateException(description() + " receives from an SRQ: post receives to the SRQ");
         }
-        ensureOpen();
         int rc;
-        synchronized (recvArgs) {
-            wrs.clearBadWr();
-            if (recvFrame != null) {
-                recvFrame.putLong(1, wrs.address());
-                recvFrame.putLong(2, wrs.badWrAddress());
-                rc = recvFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_PTR_PTR), postRecvAddress);
-            } else {
-                recvArgs[1] = wrs.pointer;
-                recvArgs[2] = wrs.badWrPointer;
-                rc = postRecvFn.invokeInt(recvArgs);
+        beginCall();
+        try {
+            synchronized (recvArgs) {
+                wrs.clearBadWr();
+                if (recvFrame != null) {
+                    recvFrame.putLong(1, wrs.address());
+                    recvFrame.putLong(2, wrs.badWrAddress());
+                    rc = recvFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_PTR_PTR), postRecvAddress);
+                } else {
+                    recvArgs[1] = wrs.pointer;
+                    recvArgs[2] = wrs.badWrPointer;
+                    rc = postRecvFn.invokeInt(recvArgs);
+                }
             }
+        } finally {
+            endCall();
         }
         Reference.reachabilityFence(wrs);
         if (rc != 0) {
-            throw postFailure("ibv_post_recv", rc, wrs.failedIndex(), wrs.count());
+            throw postFailure("ibv_post_recv", rc, wrs.failedIndex(), wrs.count(), recvFrame == null);
         }
     }
 
-    private NativeCallException postFailure(String call, int rc, int failed, int count) {
+    private NativeCallException postFailure(String call, int rc, int failed, int count, boolean errnoCaptured) {
         String where = failed >= 0 ? "work request " + failed + " of " + count + " refused (those before it were posted)"
                 : "no work request was named as bad (" + count + " in the chain)";
-        return Failures.returned(call, rc, description() + ": " + where);
+        return Failures.returned(call, rc, description() + ": " + where, errnoCaptured);
     }
 
     // ------------------------------------------------------------------------------------------- multicast
@@ -349,15 +375,19 @@ public final class QueuePair extends NativeResource {
     private void mcast(String call, Gid gid, int lid, boolean attach) {
         Objects.requireNonNull(gid, "gid");
         AddressHandleAttributes.range("lid", lid, 0, 0xffff);
-        ensureOpen();
-        ByteBuffer b = Buffers.allocate(Gid.SIZE);
-        gid.write(b, 0);
-        long a = Buffers.address(b);
-        int rc = attach ? LibIbverbs.ibv_attach_mcast(address, a, (short) lid)
-                : LibIbverbs.ibv_detach_mcast(address, a, (short) lid);
-        Reference.reachabilityFence(b);
-        if (rc != 0) {
-            throw Failures.returned(call, rc, description() + " group " + gid);
+        beginCall();
+        try {
+            ByteBuffer b = Buffers.allocate(Gid.SIZE);
+            gid.write(b, 0);
+            long a = Buffers.address(b);
+            int rc = attach ? LibIbverbs.ibv_attach_mcast(address, a, (short) lid)
+                    : LibIbverbs.ibv_detach_mcast(address, a, (short) lid);
+            Reference.reachabilityFence(b);
+            if (rc != 0) {
+                throw Failures.returned(call, rc, description() + " group " + gid);
+            }
+        } finally {
+            endCall();
         }
     }
 

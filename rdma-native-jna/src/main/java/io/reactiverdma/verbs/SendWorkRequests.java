@@ -306,6 +306,7 @@ public final class SendWorkRequests {
         buffer.putLong(o + BIND_MW_LENGTH_OFFSET, length);
         buffer.putInt(o + BIND_MW_ACCESS_FLAGS_OFFSET, access);
         reference(i, mw, mr);
+        mw.bindingTo(mr);
         return this;
     }
 

@@ -24,7 +24,7 @@ public final class SharedReceiveQueue extends NativeResource {
     /** libffi frame (null: the Function path); guarded by postArgs. */
     private final FfiCall.Frame postFrame;
     private final long postFnAddress;
-    final Dependents users = new Dependents();
+    final Dependents users = new Dependents(this);
 
     SharedReceiveQueue(ProtectionDomain pd, long address, SrqAttributes granted) {
         super("ibv_srq on " + pd.context().deviceName(), pd);
@@ -68,26 +68,30 @@ public final class SharedReceiveQueue extends NativeResource {
         if (wrs.count() == 0) {
             throw new IllegalArgumentException("wrs is empty: add() work requests first");
         }
-        ensureOpen();
         int rc;
-        synchronized (postArgs) {
-            wrs.clearBadWr();
-            if (postFrame != null) {
-                postFrame.putLong(1, wrs.address());
-                postFrame.putLong(2, wrs.badWrAddress());
-                rc = postFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_PTR_PTR), postFnAddress);
-            } else {
-                postArgs[1] = wrs.pointer;
-                postArgs[2] = wrs.badWrPointer;
-                rc = postFn.invokeInt(postArgs);
+        beginCall();
+        try {
+            synchronized (postArgs) {
+                wrs.clearBadWr();
+                if (postFrame != null) {
+                    postFrame.putLong(1, wrs.address());
+                    postFrame.putLong(2, wrs.badWrAddress());
+                    rc = postFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_PTR_PTR), postFnAddress);
+                } else {
+                    postArgs[1] = wrs.pointer;
+                    postArgs[2] = wrs.badWrPointer;
+                    rc = postFn.invokeInt(postArgs);
+                }
             }
+        } finally {
+            endCall();
         }
         Reference.reachabilityFence(wrs);
         if (rc != 0) {
             int failed = wrs.failedIndex();
             throw Failures.returned("ibv_post_srq_recv", rc, description() + ": " + (failed >= 0
                     ? "work request " + failed + " of " + wrs.count() + " refused (those before it were posted)"
-                    : wrs.count() + " work requests"));
+                    : wrs.count() + " work requests"), postFrame == null);
         }
     }
 
@@ -97,13 +101,17 @@ public final class SharedReceiveQueue extends NativeResource {
         if ((mask & ~(SrqAttrMask.MAX_WR | SrqAttrMask.LIMIT)) != 0 || mask == 0) {
             throw new IllegalArgumentException("mask must combine SrqAttrMask.MAX_WR and LIMIT, got 0x" + Integer.toHexString(mask));
         }
-        ensureOpen();
-        ByteBuffer b = Buffers.allocate(SrqAttributes.SIZE);
-        attributes.writeTo(b, 0);
-        int rc = LibIbverbs.ibv_modify_srq(address, Buffers.address(b), mask);
-        Reference.reachabilityFence(b);
-        if (rc != 0) {
-            throw Failures.returned("ibv_modify_srq", rc, description() + " with " + attributes + ", mask " + mask);
+        beginCall();
+        try {
+            ByteBuffer b = Buffers.allocate(SrqAttributes.SIZE);
+            attributes.writeTo(b, 0);
+            int rc = LibIbverbs.ibv_modify_srq(address, Buffers.address(b), mask);
+            Reference.reachabilityFence(b);
+            if (rc != 0) {
+                throw Failures.returned("ibv_modify_srq", rc, description() + " with " + attributes + ", mask " + mask);
+            }
+        } finally {
+            endCall();
         }
     }
 
@@ -120,15 +128,19 @@ public final class SharedReceiveQueue extends NativeResource {
 
     /** {@code ibv_query_srq}. */
     public SrqAttributes query() {
-        ensureOpen();
-        ByteBuffer b = Buffers.allocate(SrqAttributes.SIZE);
-        int rc = LibIbverbs.ibv_query_srq(address, Buffers.address(b));
-        if (rc != 0) {
-            throw Failures.returned("ibv_query_srq", rc, description());
+        beginCall();
+        try {
+            ByteBuffer b = Buffers.allocate(SrqAttributes.SIZE);
+            int rc = LibIbverbs.ibv_query_srq(address, Buffers.address(b));
+            if (rc != 0) {
+                throw Failures.returned("ibv_query_srq", rc, description());
+            }
+            SrqAttributes a = SrqAttributes.read(b, 0);
+            Reference.reachabilityFence(b);
+            return a;
+        } finally {
+            endCall();
         }
-        SrqAttributes a = SrqAttributes.read(b, 0);
-        Reference.reachabilityFence(b);
-        return a;
     }
 
     @Override

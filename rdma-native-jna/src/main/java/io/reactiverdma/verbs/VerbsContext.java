@@ -87,6 +87,14 @@ public final class VerbsContext extends NativeResource {
      * @param description what it is, for messages (e.g. "ibv_context of rdma_cm_id 0x...")
      */
     public static VerbsContext borrow(Pointer ibvContext, String description) {
+        return borrow(ibvContext, description, null);
+    }
+
+    /**
+     * As {@link #borrow(Pointer, String)}; {@code onRelease} (null: none) runs once when the wrapper is closed,
+     * for example to drop the reference that kept the context open meanwhile.
+     */
+    public static VerbsContext borrow(Pointer ibvContext, String description, Runnable onRelease) {
         Objects.requireNonNull(ibvContext, "ibvContext");
         Objects.requireNonNull(description, "description");
         io.reactiverdma.natives.RdmaNative.ensureLibraries();
@@ -96,7 +104,9 @@ public final class VerbsContext extends NativeResource {
         }
         long dev = ibvContext.getLong(IbvStructs.IbvContext.DEVICE_OFFSET);
         String name = dev == 0 ? "?" : LibIbverbs.ibv_get_device_name(dev);
-        return new VerbsContext(ctx, name, false, description);
+        VerbsContext c = new VerbsContext(ctx, name, false, description);
+        c.onRelease = onRelease;
+        return c;
     }
 
     private Function op(int offset) {
@@ -141,26 +151,42 @@ public final class VerbsContext extends NativeResource {
     }
 
     /** The file descriptor async events arrive on (poll it for POLLIN). */
+    /** What closing a borrowed context also does (drop the reference that kept it open), or null. */
+    private volatile Runnable onRelease;
+    private volatile boolean asyncNonBlocking;
+
     public int asyncFd() {
-        ensureOpen();
-        return pointer.getInt(IbvStructs.IbvContext.ASYNC_FD_OFFSET);
+        beginCall();
+        try {
+            return pointer.getInt(IbvStructs.IbvContext.ASYNC_FD_OFFSET);
+        } finally {
+            endCall();
+        }
     }
 
     /** Completion vectors available for {@link #createCompletionQueue}. */
     public int numCompVectors() {
-        ensureOpen();
-        return pointer.getInt(IbvStructs.IbvContext.NUM_COMP_VECTORS_OFFSET);
+        beginCall();
+        try {
+            return pointer.getInt(IbvStructs.IbvContext.NUM_COMP_VECTORS_OFFSET);
+        } finally {
+            endCall();
+        }
     }
 
     // -------------------------------------------------------------------------------------------- queries
     /** {@code ibv_query_device}. */
     public DeviceAttributes queryDevice() {
-        ensureOpen();
-        ByteBuffer b = Buffers.allocate(DeviceAttributes.SIZE);
-        Failures.check("ibv_query_device", LibIbverbs.ibv_query_device(address, Buffers.address(b)));
-        DeviceAttributes a = DeviceAttributes.read(b, 0);
-        Reference.reachabilityFence(b);
-        return a;
+        beginCall();
+        try {
+            ByteBuffer b = Buffers.allocate(DeviceAttributes.SIZE);
+            Failures.check("ibv_query_device", LibIbverbs.ibv_query_device(address, Buffers.address(b)));
+            DeviceAttributes a = DeviceAttributes.read(b, 0);
+            Reference.reachabilityFence(b);
+            return a;
+        } finally {
+            endCall();
+        }
     }
 
     /**
@@ -172,36 +198,44 @@ public final class VerbsContext extends NativeResource {
      */
     public PortAttributes queryPort(int port) {
         checkPort(port);
-        ensureOpen();
-        ByteBuffer b = Buffers.allocate(PortAttributes.SIZE);
-        long a = Buffers.address(b);
-        int rc;
-        if (queryPortExtended != null) {
-            rc = queryPortExtended.invokeInt(new Object[] {pointer, (byte) port, new Pointer(a), (long) PortAttributes.SIZE});
-        } else {
-            rc = LibIbverbs.ibv_query_port(address, (byte) port, a);
+        beginCall();
+        try {
+            ByteBuffer b = Buffers.allocate(PortAttributes.SIZE);
+            long a = Buffers.address(b);
+            int rc;
+            if (queryPortExtended != null) {
+                rc = queryPortExtended.invokeInt(new Object[] {pointer, (byte) port, new Pointer(a), (long) PortAttributes.SIZE});
+            } else {
+                rc = LibIbverbs.ibv_query_port(address, (byte) port, a);
+            }
+            if (rc != 0) {
+                throw Failures.returned("ibv_query_port", rc, deviceName + " port " + port);
+            }
+            PortAttributes p = PortAttributes.read(b, 0);
+            Reference.reachabilityFence(b);
+            return p;
+        } finally {
+            endCall();
         }
-        if (rc != 0) {
-            throw Failures.returned("ibv_query_port", rc, deviceName + " port " + port);
-        }
-        PortAttributes p = PortAttributes.read(b, 0);
-        Reference.reachabilityFence(b);
-        return p;
     }
 
     /** {@code ibv_query_gid}: the GID at {@code index} of a port's table (all zero if the entry is empty). */
     public Gid queryGid(int port, int index) {
         checkPort(port);
         checkIndex("index", index);
-        ensureOpen();
-        ByteBuffer b = Buffers.allocate(Gid.SIZE);
-        int rc = LibIbverbs.ibv_query_gid(address, (byte) port, index, Buffers.address(b));
-        if (rc != 0) {
-            throw Failures.returned("ibv_query_gid", rc, deviceName + " port " + port + " index " + index);
+        beginCall();
+        try {
+            ByteBuffer b = Buffers.allocate(Gid.SIZE);
+            int rc = LibIbverbs.ibv_query_gid(address, (byte) port, index, Buffers.address(b));
+            if (rc != 0) {
+                throw Failures.returned("ibv_query_gid", rc, deviceName + " port " + port + " index " + index);
+            }
+            Gid g = Gid.read(b, 0);
+            Reference.reachabilityFence(b);
+            return g;
+        } finally {
+            endCall();
         }
-        Gid g = Gid.read(b, 0);
-        Reference.reachabilityFence(b);
-        return g;
     }
 
     /**
@@ -211,19 +245,23 @@ public final class VerbsContext extends NativeResource {
     public GidEntry queryGidEntry(int port, int index) {
         checkPort(port);
         checkIndex("index", index);
-        ensureOpen();
-        Function f = GidFunctions.QUERY_GID_EX;
-        if (f == null) {
-            return new GidEntry(queryGid(port, index), index, port, GidType.UNKNOWN, 0);
+        beginCall();
+        try {
+            Function f = GidFunctions.QUERY_GID_EX;
+            if (f == null) {
+                return new GidEntry(queryGid(port, index), index, port, GidType.UNKNOWN, 0);
+            }
+            ByteBuffer b = Buffers.allocate(GidEntry.SIZE);
+            int rc = f.invokeInt(new Object[] {pointer, port, index, new Pointer(Buffers.address(b)), 0, (long) GidEntry.SIZE});
+            if (rc != 0) {
+                throw Failures.returned("ibv_query_gid_ex", rc, deviceName + " port " + port + " index " + index);
+            }
+            GidEntry e = GidEntry.read(b, 0);
+            Reference.reachabilityFence(b);
+            return e;
+        } finally {
+            endCall();
         }
-        ByteBuffer b = Buffers.allocate(GidEntry.SIZE);
-        int rc = f.invokeInt(new Object[] {pointer, port, index, new Pointer(Buffers.address(b)), 0, (long) GidEntry.SIZE});
-        if (rc != 0) {
-            throw Failures.returned("ibv_query_gid_ex", rc, deviceName + " port " + port + " index " + index);
-        }
-        GidEntry e = GidEntry.read(b, 0);
-        Reference.reachabilityFence(b);
-        return e;
     }
 
     /**
@@ -279,36 +317,48 @@ public final class VerbsContext extends NativeResource {
     public int queryPkey(int port, int index) {
         checkPort(port);
         checkIndex("index", index);
-        ensureOpen();
-        ByteBuffer b = Buffers.allocate(2);
-        int rc = LibIbverbs.ibv_query_pkey(address, (byte) port, index, Buffers.address(b));
-        if (rc != 0) {
-            throw Failures.returned("ibv_query_pkey", rc, deviceName + " port " + port + " index " + index);
+        beginCall();
+        try {
+            ByteBuffer b = Buffers.allocate(2);
+            int rc = LibIbverbs.ibv_query_pkey(address, (byte) port, index, Buffers.address(b));
+            if (rc != 0) {
+                throw Failures.returned("ibv_query_pkey", rc, deviceName + " port " + port + " index " + index);
+            }
+            int pkey = Buffers.getShortBE(b, 0);
+            Reference.reachabilityFence(b);
+            return pkey;
+        } finally {
+            endCall();
         }
-        int pkey = Buffers.getShortBE(b, 0);
-        Reference.reachabilityFence(b);
-        return pkey;
     }
 
     // ------------------------------------------------------------------------------------------ factories
     /** {@code ibv_alloc_pd}. */
     public ProtectionDomain allocPd() {
-        ensureOpen();
-        long pd = LibIbverbs.ibv_alloc_pd(address);
-        if (pd == 0) {
-            throw new NativeCallException("ibv_alloc_pd", Native.getLastError(), deviceName);
+        beginCall();
+        try {
+            long pd = LibIbverbs.ibv_alloc_pd(address);
+            if (pd == 0) {
+                throw new NativeCallException("ibv_alloc_pd", Native.getLastError(), deviceName);
+            }
+            return wrapOrDestroy(() -> new ProtectionDomain(this, pd, true), () -> LibIbverbs.ibv_dealloc_pd(pd));
+        } finally {
+            endCall();
         }
-        return new ProtectionDomain(this, pd, true);
     }
 
     /** {@code ibv_create_comp_channel}: a file descriptor that CQ events arrive on. */
     public CompletionChannel createCompletionChannel() {
-        ensureOpen();
-        long ch = LibIbverbs.ibv_create_comp_channel(address);
-        if (ch == 0) {
-            throw new NativeCallException("ibv_create_comp_channel", Native.getLastError(), deviceName);
+        beginCall();
+        try {
+            long ch = LibIbverbs.ibv_create_comp_channel(address);
+            if (ch == 0) {
+                throw new NativeCallException("ibv_create_comp_channel", Native.getLastError(), deviceName);
+            }
+            return wrapOrDestroy(() -> new CompletionChannel(this, ch), () -> LibIbverbs.ibv_destroy_comp_channel(ch));
+        } finally {
+            endCall();
         }
-        return new CompletionChannel(this, ch);
     }
 
     /**
@@ -323,23 +373,28 @@ public final class VerbsContext extends NativeResource {
         if (size < 1) {
             throw new IllegalArgumentException("size must be >= 1, got " + size);
         }
-        ensureOpen();
-        if (compVector < 0 || compVector >= numCompVectors()) {
-            throw new IllegalArgumentException("compVector must be 0.." + (numCompVectors() - 1) + ", got " + compVector);
-        }
-        long ch = 0;
-        if (channelOrNull != null) {
-            channelOrNull.ensureOpen();
-            if (channelOrNull.context() != this) {
-                throw new IllegalArgumentException("channel belongs to another context: " + channelOrNull.context());
+        beginCall();
+        try {
+            if (compVector < 0 || compVector >= numCompVectors()) {
+                throw new IllegalArgumentException("compVector must be 0.." + (numCompVectors() - 1) + ", got " + compVector);
             }
-            ch = channelOrNull.address();
+            long ch = 0;
+            if (channelOrNull != null) {
+                channelOrNull.ensureOpen();
+                if (channelOrNull.context() != this) {
+                    throw new IllegalArgumentException("channel belongs to another context: " + channelOrNull.context());
+                }
+                ch = channelOrNull.address();
+            }
+            long cq = LibIbverbs.ibv_create_cq(address, size, 0L, ch, compVector);
+            if (cq == 0) {
+                throw new NativeCallException("ibv_create_cq", Native.getLastError(), "size " + size + " on " + deviceName);
+            }
+            return wrapOrDestroy(() -> new CompletionQueue(this, cq, channelOrNull, true, "ibv_cq on " + deviceName),
+                    () -> LibIbverbs.ibv_destroy_cq(cq));
+        } finally {
+            endCall();
         }
-        long cq = LibIbverbs.ibv_create_cq(address, size, 0L, ch, compVector);
-        if (cq == 0) {
-            throw new NativeCallException("ibv_create_cq", Native.getLastError(), "size " + size + " on " + deviceName);
-        }
-        return new CompletionQueue(this, cq, channelOrNull, true, "ibv_cq on " + deviceName);
     }
 
     // -------------------------------------------------------------------------------------- async events
@@ -348,40 +403,84 @@ public final class VerbsContext extends NativeResource {
      * {@link #ackAsyncEvent}. Prefer {@link #getAsyncEvent(Duration)}, which cannot hang.
      */
     public AsyncEvent getAsyncEvent() {
-        ensureOpen();
-        ByteBuffer b = Buffers.allocate(AsyncEvent.SIZE);
-        int rc = LibIbverbs.ibv_get_async_event(address, Buffers.address(b));
-        if (rc != 0) {
-            throw Failures.returned("ibv_get_async_event", rc, deviceName);
+        beginCall();
+        try {
+            ByteBuffer b = Buffers.allocate(AsyncEvent.SIZE);
+            int rc = LibIbverbs.ibv_get_async_event(address, Buffers.address(b));
+            if (rc != 0) {
+                throw Failures.returned("ibv_get_async_event", rc, deviceName);
+            }
+            AsyncEvent e = AsyncEvent.read(b, objects::get);
+            synchronized (unacked) {
+                unacked.add(e);
+            }
+            Reference.reachabilityFence(b);
+            return e;
+        } finally {
+            endCall();
         }
-        AsyncEvent e = AsyncEvent.read(b, objects::get);
-        synchronized (unacked) {
-            unacked.add(e);
+    }
+
+    /**
+     * The next async event if one is pending, else null, without blocking: the async fd is made O_NONBLOCK
+     * on first use (as {@code man ibv_get_async_event}'s example does), so a reader woken by a poll that
+     * another reader answered first returns instead of blocking until the next event.
+     */
+    public AsyncEvent pollAsyncEvent() {
+        beginCall();
+        try {
+            if (!asyncNonBlocking) {
+                Fds.setNonBlocking(pointer.getInt(IbvStructs.IbvContext.ASYNC_FD_OFFSET), true, "async event fd of " + deviceName);
+                asyncNonBlocking = true;
+            }
+            ByteBuffer b = Buffers.allocate(AsyncEvent.SIZE);
+            int rc = LibIbverbs.ibv_get_async_event(address, Buffers.address(b));
+            if (rc != 0) {
+                int errno = Native.getLastError();
+                if (errno == io.reactiverdma.natives.Errno.EAGAIN) {
+                    return null;
+                }
+                throw new NativeCallException("ibv_get_async_event", errno, deviceName);
+            }
+            AsyncEvent e = AsyncEvent.read(b, objects::get);
+            synchronized (unacked) {
+                unacked.add(e);
+            }
+            Reference.reachabilityFence(b);
+            return e;
+        } finally {
+            endCall();
         }
-        Reference.reachabilityFence(b);
-        return e;
     }
 
     /** Waits at most {@code timeout} for an async event (poll on the async fd); null when none arrived. */
     public AsyncEvent getAsyncEvent(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
-        ensureOpen();
-        if (!Fds.awaitReadable(asyncFd(), timeout, "async event fd of " + deviceName)) {
-            return null;
+        beginCall();
+        try {
+            if (!Fds.awaitReadable(asyncFd(), timeout, "async event fd of " + deviceName)) {
+                return null;
+            }
+            return getAsyncEvent();
+        } finally {
+            endCall();
         }
-        return getAsyncEvent();
     }
 
     /** {@code ibv_ack_async_event}; acknowledging twice is harmless. */
     public void ackAsyncEvent(AsyncEvent event) {
         Objects.requireNonNull(event, "event");
-        ensureOpen();
-        synchronized (unacked) {
-            if (!unacked.remove(event)) {
-                return;
+        beginCall();
+        try {
+            synchronized (unacked) {
+                if (!unacked.remove(event)) {
+                    return;
+                }
             }
+            ack(event);
+        } finally {
+            endCall();
         }
-        ack(event);
     }
 
     private static void ack(AsyncEvent event) {
@@ -428,6 +527,10 @@ public final class VerbsContext extends NativeResource {
         rest.forEach(VerbsContext::ack);
         if (owned) {
             Failures.check("ibv_close_device", LibIbverbs.ibv_close_device(address));
+        }
+        Runnable r = onRelease;
+        if (r != null) {
+            r.run();
         }
     }
 

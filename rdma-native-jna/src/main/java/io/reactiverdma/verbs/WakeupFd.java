@@ -37,13 +37,29 @@ public final class WakeupFd extends NativeResource {
     }
 
     public int fd() {
-        ensureOpen();
-        return fd;
+        beginCall();
+        try {
+            return fd;
+        } finally {
+            endCall();
+        }
     }
 
-    /** Makes the fd readable (adds 1 to the counter). Any thread; allocates nothing. */
+    /**
+     * Makes the fd readable (adds 1 to the counter). Any thread; allocates nothing. Racing {@link #close()},
+     * it either signals before the fd is closed or throws {@link io.reactiverdma.natives.ClosedResourceException}:
+     * it never writes into a file that reused the closed fd's number (the call guard of {@link NativeResource}).
+     */
     public void signal() {
-        ensureOpen();
+        beginCall();
+        try {
+            write();
+        } finally {
+            endCall();
+        }
+    }
+
+    private void write() {
         long rc = LibC.write(fd, Buffers.address(writeWord), 8);
         Reference.reachabilityFence(writeWord);
         if (rc < 0) {
@@ -54,22 +70,49 @@ public final class WakeupFd extends NativeResource {
         }
     }
 
+    /** Enters a call that uses {@link #fd} (a poll on it by another wrapper): pair with {@link #leave()}. */
+    void enter() {
+        beginCall();
+    }
+
+    void leave() {
+        endCall();
+    }
+
+    /** The fd number, for a caller between {@link #enter()} and {@link #leave()}. */
+    int fdInCall() {
+        return fd;
+    }
+
     /**
      * Waits at most {@code timeoutNs} until {@code otherFd} is readable or this wake-up is signalled (then
      * drained). True when {@code otherFd} is readable. For the one thread that sleeps on this wake-up.
      */
     public boolean awaitReadable(int otherFd, long timeoutNs) {
-        ensureOpen();
-        int ready = Fds.awaitEitherReadable(otherFd, fd, Math.max(0, timeoutNs), pollFrame, description());
-        if ((ready & 2) != 0) {
-            drain();
+        beginCall();
+        try {
+            int ready = Fds.awaitEitherReadable(otherFd, fd, Math.max(0, timeoutNs), pollFrame, description());
+            if ((ready & 2) != 0) {
+                drainInCall();
+            }
+            return (ready & 1) != 0;
+        } finally {
+            endCall();
         }
-        return (ready & 1) != 0;
     }
 
     /** Resets the counter; true when it had been signalled since the last drain. */
     public boolean drain() {
-        ensureOpen();
+        beginCall();
+        try {
+            return drainInCall();
+        } finally {
+            endCall();
+        }
+    }
+
+    /** {@link #drain()} for a caller between {@link #enter()} and {@link #leave()}. */
+    boolean drainInCall() {
         long rc = LibC.read(fd, Buffers.address(readWord), 8);
         Reference.reachabilityFence(readWord);
         if (rc < 0) {
@@ -80,6 +123,12 @@ public final class WakeupFd extends NativeResource {
             throw new NativeCallException("read(eventfd)", errno, description());
         }
         return true;
+    }
+
+    /** Wakes a thread waiting on this fd, so the close does not wait for its timeout. */
+    @Override
+    protected void onClosing() {
+        write();
     }
 
     @Override

@@ -5,9 +5,11 @@ import io.reactiverdma.natives.NativeCallException;
 import io.reactiverdma.testsupport.RxeTestSupport;
 import io.reactiverdma.verbs.AccessFlags;
 import io.reactiverdma.verbs.CompletionQueue;
+import io.reactiverdma.verbs.IbvStructs;
 import io.reactiverdma.verbs.MemoryRegion;
 import io.reactiverdma.verbs.ProtectionDomain;
 import io.reactiverdma.verbs.QpInitAttributes;
+import io.reactiverdma.verbs.QpType;
 import io.reactiverdma.verbs.QueuePair;
 import io.reactiverdma.verbs.ReceiveWorkRequests;
 import io.reactiverdma.verbs.SendFlags;
@@ -162,6 +164,31 @@ class CmConnectionRxeTest {
             server.close();
         }
         assertTrue(client.id.isClosed() && server.id.isClosed(), "channels closed their ids");
+    }
+
+    /**
+     * Review finding 7 (native layer): QpInitAttributes without a receive CQ used to reach rdma_create_qp as
+     * NULL, so librdmacm made a CQ (and channel) of its own that nobody polled, while the wrapper claimed the
+     * send CQ. Now the send CQ is the receive CQ too.
+     */
+    @Test
+    void aQueuePairGivenOnlyASendCqReceivesOnThatCq() {
+        Side client = new Side();
+        Side server = new Side();
+        try {
+            RdmaCmId listener = listen(server);
+            resolve(client, listener.localAddress());
+            VerbsContext ctx = client.id.verbsContext();
+            client.pd = ctx.allocPd();
+            client.cq = ctx.createCompletionQueue(16, null, 0);
+            client.qp = client.id.createQueuePair(client.pd, new QpInitAttributes(QpType.RC).sendCq(client.cq)
+                    .maxSendWr(4).maxRecvWr(4).maxSendSge(1).maxRecvSge(1));
+            long recvCq = client.qp.pointer().getLong(IbvStructs.IbvQp.RECV_CQ_OFFSET);
+            assertEquals(client.cq.address(), recvCq, "ibv_qp.recv_cq is the send CQ, not one librdmacm made");
+        } finally {
+            client.close();
+            server.close();
+        }
     }
 
     private static void sendAndCheck(Side from, Side to, String text) {

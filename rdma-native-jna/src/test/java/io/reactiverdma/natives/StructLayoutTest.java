@@ -144,6 +144,10 @@ class StructLayoutTest {
         for (Field f : c.getDeclaredFields()) {
             NativeField nf = f.getAnnotation(NativeField.class);
             if (nf == null) {
+                if (f.getName().endsWith("_OFFSET") && isStaticFinalInt(f)) {
+                    // an offset nobody checks: the check would pass vacuously for it
+                    problems.add(c.getName() + "." + f.getName() + ": an offset constant without @NativeField");
+                }
                 continue;
             }
             if (!isStaticFinalInt(f)) {
@@ -169,7 +173,7 @@ class StructLayoutTest {
     }
 
     // --------------------------------------------------------------------------------------- C compiler
-    private static String findCompiler() {
+    static String findCompiler() {
         String cc = System.getenv().getOrDefault("CC", "gcc");
         try {
             Process p = new ProcessBuilder(cc, "--version").redirectErrorStream(true).start();
@@ -283,10 +287,10 @@ class StructLayoutTest {
         });
     }
 
-    private record Result(boolean ok, String output) {
+    record Result(boolean ok, String output) {
     }
 
-    private static Result compileAndRun(String gcc, Path dir, String source, String name)
+    static Result compileAndRun(String gcc, Path dir, String source, String name)
             throws IOException, InterruptedException {
         Result r = compile(gcc, dir, source, name);
         if (!r.ok) {
@@ -295,7 +299,7 @@ class StructLayoutTest {
         return run(List.of(dir.resolve(name).toString()));
     }
 
-    private static Result compile(String gcc, Path dir, String source, String name) throws IOException, InterruptedException {
+    static Result compile(String gcc, Path dir, String source, String name) throws IOException, InterruptedException {
         Path src = dir.resolve(name + ".c");
         Files.writeString(src, source);
         return run(List.of(gcc, "-std=gnu11", "-o", dir.resolve(name).toString(), src.toString()));
@@ -319,7 +323,7 @@ class StructLayoutTest {
         return nl < 0 ? s : s.substring(0, nl);
     }
 
-    private static String firstError(String s) {
+    static String firstError(String s) {
         for (String line : s.split("\n")) {
             if (line.contains("error")) {
                 return line.trim();

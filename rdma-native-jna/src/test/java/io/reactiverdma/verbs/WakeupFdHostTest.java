@@ -44,6 +44,52 @@ class WakeupFdHostTest {
         }
     }
 
+    /**
+     * Review finding 2: signal() racing close() must never write into the file that reuses the closed fd's
+     * number, and must fail only with ClosedResourceException (no EBADF escaping into a caller's dispose()).
+     * Each round: a second thread spins signal() on a wake-up while this thread closes it, then a fresh
+     * wake-up (which takes the same fd number) is checked: nobody signals it, so a signal means the old
+     * signal() wrote into the reused fd.
+     */
+    @Test
+    void signalRacingCloseNeverWritesIntoTheReusedFdNorThrowsEbadf() throws Exception {
+        int rounds = 5_000;
+        int reusedWrites = 0;
+        java.util.List<Throwable> unexpected = new java.util.concurrent.CopyOnWriteArrayList<>();
+        for (int i = 0; i < rounds && unexpected.isEmpty(); i++) {
+            WakeupFd old = WakeupFd.create();
+            int number = old.fd();
+            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+            Thread signaller = new Thread(() -> {
+                started.countDown();
+                try {
+                    while (true) {
+                        old.signal();
+                    }
+                } catch (ClosedResourceException expected) {
+                    // the only way out
+                } catch (Throwable t) {
+                    unexpected.add(t);
+                }
+            });
+            signaller.start();
+            started.await();
+            old.close();
+            WakeupFd fresh = WakeupFd.create();
+            try {
+                signaller.join(10_000);
+                assertFalse(signaller.isAlive(), "the signaller saw the close");
+                if (fresh.fd() == number && fresh.drain()) {
+                    reusedWrites++;
+                }
+            } finally {
+                fresh.close();
+            }
+        }
+        assertEquals(java.util.List.of(), unexpected, "only ClosedResourceException may end a racing signal()");
+        assertEquals(0, reusedWrites, "signals written into the fd that reused a closed wake-up's number");
+    }
+
     @Test
     void closedIsRefused() {
         WakeupFd w = WakeupFd.create();

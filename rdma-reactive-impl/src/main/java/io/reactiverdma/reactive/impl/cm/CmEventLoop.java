@@ -64,7 +64,9 @@ public final class CmEventLoop implements io.reactiverdma.reactive.impl.connecti
     public void execute(Runnable task) {
         tasks.offer(task);
         if (terminated) {
-            // A close that outlived a shutdown still destroys its QP and id (the channel is gone, not the ids).
+            // A close that outlived a shutdown runs here. With the JNA stack, closing the channel closed its
+            // ids (and their QPs) too: such a close then finds them closed, or waits for that close to finish
+            // (the native layer's call guard), and never calls on a freed id.
             synchronized (tasks) {
                 runTasks();
             }

@@ -372,6 +372,26 @@ public final class CompletionPoller implements CompletionQueue.Handler {
         LockSupport.unpark(thread);
     }
 
+    /**
+     * Waits at most {@code timeoutMs} for the thread to end (after {@link #stop()}); true when it did. On the
+     * poller thread itself (a close that completes there) it cannot wait for itself: true, since the thread ends
+     * once the current task returns and closes its CQ then (a close racing that one waits for it).
+     */
+    boolean awaitStopped(long timeoutMs) {
+        if (Thread.currentThread() == thread) {
+            return true;
+        }
+        if (thread.getState() == Thread.State.NEW) {
+            return true;
+        }
+        try {
+            thread.join(timeoutMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return !thread.isAlive();
+    }
+
     /** True once the thread has ended (and closed its CQ). */
     boolean isStopped() {
         return !thread.isAlive() && thread.getState() != Thread.State.NEW;

@@ -58,6 +58,14 @@ public final class CompletionQueueHandle {
     }
 
     /**
+     * Waits at most {@code timeoutMs} for a {@link #stop() stopped} poller to end (it then closed its CQ and the
+     * QPs on it); true when it did.
+     */
+    public boolean awaitStopped(long timeoutMs) {
+        return poller.awaitStopped(timeoutMs);
+    }
+
+    /**
      * Stops the poller, which then destroys the CQ itself (after every QP using it was destroyed). Does not
      * wait: safe under locks and on the poller thread.
      */

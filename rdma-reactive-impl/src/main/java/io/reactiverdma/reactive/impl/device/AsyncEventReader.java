@@ -33,6 +33,10 @@ final class AsyncEventReader {
     }
 
     private static final Map<Device, AsyncEventReader> READERS = new ConcurrentHashMap<>();
+    /** Readers told to stop whose thread may still be inside a read (under the READERS lock). */
+    private static final Map<Device, Thread> STOPPING = new ConcurrentHashMap<>();
+    /** How long a new reader waits for the previous one of its device (a read waits at most 1 s). */
+    private static final long HANDOVER_WAIT_MS = 5_000;
 
     private final Device device;
     private final Set<Listener> listeners = new CopyOnWriteArraySet<>();
@@ -44,9 +48,25 @@ final class AsyncEventReader {
         this.thread = new EngineThread(this::run, "rdma-async-events-" + device.name());
     }
 
-    /** Starts delivering {@code device}'s events to {@code listener} (the reader starts with its first). */
+    /**
+     * Starts delivering {@code device}'s events to {@code listener} (the reader starts with its first). A
+     * reader that was stopped for the same device is waited for first: two readers would each take events,
+     * and one the old reader takes reaches none of the new listeners.
+     */
     static void attach(Device device, Listener listener) {
         synchronized (READERS) {
+            Thread previous = STOPPING.remove(device);
+            if (previous != null) {
+                try {
+                    previous.join(HANDOVER_WAIT_MS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                if (previous.isAlive()) {
+                    EngineLog.warn("the previous async event reader of " + device.name() + " did not stop within "
+                            + HANDOVER_WAIT_MS + " ms; a second one starts");
+                }
+            }
             AsyncEventReader r = READERS.computeIfAbsent(device, AsyncEventReader::new);
             r.listeners.add(listener);
             if (r.thread.getState() == Thread.State.NEW) {
@@ -62,6 +82,9 @@ final class AsyncEventReader {
             if (r != null && r.listeners.remove(listener) && r.listeners.isEmpty()) {
                 READERS.remove(device);
                 r.running = false;
+                if (r.thread.getState() != Thread.State.NEW) {
+                    STOPPING.put(device, r.thread);
+                }
                 device.wakeupAsyncEvents();
             }
         }

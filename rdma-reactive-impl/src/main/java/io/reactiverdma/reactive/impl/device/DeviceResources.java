@@ -145,9 +145,17 @@ public final class DeviceResources {
         return null;
     }
 
+    /** How long {@link #close()} waits for the pollers to end (a poller sleeps at most 1 s at a time). */
+    private static final long POLLER_STOP_WAIT_NS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+
     /**
-     * Releases what the device's connections shared, after every one of them closed: stops the async event
-     * reader and any poller left, deregisters the pool's memory and frees the protection domain.
+     * Releases what the device's connections shared, after every one of them closed (or the shutdown timeout
+     * passed): stops the async event reader and any poller left and waits for the pollers to end (each
+     * destroys its CQ's queue pairs, then the CQ, on its own thread: nothing posts on them any more), then
+     * deregisters the pool's memory (each region deallocates the windows bound to it first) and frees the
+     * protection domain (with whatever queue pairs are left). Whoever still calls on an object freed here
+     * (the rdma_cm thread finishing a disconnect) gets a closed-resource error, never a freed object: the
+     * native layer's call guard.
      */
     public void close() {
         if (asyncEvents != null) {
@@ -155,6 +163,14 @@ public final class DeviceResources {
         }
         for (CompletionQueueHandle h : allCqs) {
             h.stop();
+        }
+        long deadline = System.nanoTime() + POLLER_STOP_WAIT_NS;
+        for (CompletionQueueHandle h : allCqs) {
+            long leftMs = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+            if (!h.awaitStopped(leftMs)) {
+                EngineLog.warn(context.name() + ": a completion poller did not stop within "
+                        + POLLER_STOP_WAIT_NS / 1_000_000 + " ms; its CQ is closed under it");
+            }
         }
         try {
             pool.close();

@@ -20,8 +20,19 @@ public final class PostRefusedException extends RuntimeException {
     }
 
     /**
+     * The first request not posted, from the provider's {@code bad_wr} index ({@code -1}: not set). Not set
+     * means "unknown", and it can mean "all queued": rxe queues the whole chain, then rings the doorbell and
+     * returns that write's error without setting bad_wr. So the whole chain counts as posted: its buffers
+     * wait for their completions or flushes (the connection fails; the close's drain timeout bounds the wait
+     * when none comes), never reused while the device may still read them.
+     */
+    public static int firstNotPosted(int badWrIndex, int count) {
+        return badWrIndex < 0 ? count : Math.min(badWrIndex, count);
+    }
+
+    /**
      * Index in the chain of the first request not posted; when the device did not say ({@code bad_wr} not
-     * set), 0: nothing is taken as posted.
+     * set), the chain's length: everything is taken as posted (see {@link #firstNotPosted}).
      */
     public int failedIndex() {
         return failedIndex;

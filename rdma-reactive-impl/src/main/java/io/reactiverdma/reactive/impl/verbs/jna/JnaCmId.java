@@ -106,9 +106,14 @@ final class JnaCmId implements CmId {
 
     @Override
     public AddressHandle createReplyAddressHandle(ProtectionDomain pd, java.nio.ByteBuffer grh, int sourceQpn) {
-        return new JnaAddressHandle(((JnaProtectionDomain) pd).pd.createAddressHandleFromGrh(
-                com.sun.jna.Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(grh.slice())), sourceQpn,
-                id.portNum()));
+        try {
+            return new JnaAddressHandle(((JnaProtectionDomain) pd).pd.createAddressHandleFromGrh(
+                    com.sun.jna.Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(grh.slice())), sourceQpn,
+                    id.portNum()));
+        } finally {
+            // ibv_create_ah_from_wc reads the GRH by address: the buffer must not be freed before it returns
+            java.lang.ref.Reference.reachabilityFence(grh);
+        }
     }
 
     @Override

@@ -99,7 +99,12 @@ final class JnaDevice implements Device {
         if (!asyncWakeup().awaitReadable(context.asyncFd(), timeoutNs)) {
             return null;
         }
-        AsyncEvent e = context.getAsyncEvent();
+        // non-blocking: a poll that said "readable" may have been answered by another reader of the same
+        // context already (rdma_cm shares one context per process); blocking here would swallow the next event
+        AsyncEvent e = context.pollAsyncEvent();
+        if (e == null) {
+            return null;
+        }
         try {
             int qpNum = e.queuePair() != null ? e.queuePair().qpNum() : -1;
             JnaCompletionQueue cq = e.completionQueue() != null ? cqs.get(e.completionQueue().address()) : null;

@@ -32,7 +32,7 @@ final class JnaQueuePair implements QueuePair {
         try {
             qp.postSend(chain);
         } catch (NativeCallException e) {
-            throw new PostRefusedException(e.getMessage(), e.errno(), Math.max(0, chain.failedIndex()), e);
+            throw new PostRefusedException(e.getMessage(), e.errno(), PostRefusedException.firstNotPosted(chain.failedIndex(), chain.count()), e);
         }
     }
 
@@ -41,7 +41,7 @@ final class JnaQueuePair implements QueuePair {
         try {
             qp.postReceive(chain);
         } catch (NativeCallException e) {
-            throw new PostRefusedException(e.getMessage(), e.errno(), Math.max(0, chain.failedIndex()), e);
+            throw new PostRefusedException(e.getMessage(), e.errno(), PostRefusedException.firstNotPosted(chain.failedIndex(), chain.count()), e);
         }
     }
 

@@ -25,7 +25,7 @@ final class JnaSharedReceiveQueue implements SharedReceiveQueue {
         try {
             srq.postReceive(chain);
         } catch (NativeCallException e) {
-            throw new PostRefusedException(e.getMessage(), e.errno(), Math.max(0, chain.failedIndex()), e);
+            throw new PostRefusedException(e.getMessage(), e.errno(), PostRefusedException.firstNotPosted(chain.failedIndex(), chain.count()), e);
         }
     }
 
