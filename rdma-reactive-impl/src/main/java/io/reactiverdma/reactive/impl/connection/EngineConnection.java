@@ -17,6 +17,7 @@ import io.reactiverdma.reactive.impl.support.EngineTimer;
 import io.reactiverdma.reactive.ConnectionClosedException;
 import io.reactiverdma.reactive.ConnectionEvent;
 import io.reactiverdma.reactive.OperationType;
+import io.reactiverdma.reactive.PeerProtocolException;
 import io.reactiverdma.reactive.RdmaCompletionException;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaMemory;
@@ -128,7 +129,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         this.handshake = new CreditWordHandshake(description, resources.qp, pending, this, metrics, server,
                 resources.creditWord, resources.creditWindow, send, srq == null ? null : receive, this::close);
         if (srq != null) {
-            receive.useShared(srq.join(resources.qp.qpNum(), receive, this::close));
+            receive.useShared(srq.join(resources.qp, receive, this::close, config.option(RdmaOption.ACCEPT_TIMEOUT)));
         }
         metrics.connections(1);
         device.register(resources.qp.qpNum(), this::queuePairFailed);
@@ -490,7 +491,9 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         }
         state = State.CLOSED;
         Throwable cause = closeCause;
-        boolean failed = cause instanceof RdmaCompletionException || poller.failure() != null;
+        // A peer that broke the protocol: the handler's receive() says how (PeerProtocolException).
+        boolean failed = cause instanceof RdmaCompletionException || cause instanceof PeerProtocolException
+                || poller.failure() != null;
         receive.finish(failed ? cause : null);
         windows.endAll();
         resources.device.unregister(resources.qp.qpNum());

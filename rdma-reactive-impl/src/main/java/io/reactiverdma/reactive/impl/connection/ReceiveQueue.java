@@ -156,6 +156,11 @@ final class ReceiveQueue {
         return finished;
     }
 
+    /** The connection started closing (its QP is destroyed only after this). */
+    boolean isClosing() {
+        return closing;
+    }
+
     boolean creditsAgreed() {
         return flow.credits();
     }

@@ -2,6 +2,7 @@ package io.reactiverdma.reactive.impl.connection;
 
 import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.OperationType;
+import io.reactiverdma.reactive.PeerProtocolException;
 import io.reactiverdma.reactive.RdmaCompletionException;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaOption;
@@ -15,13 +16,17 @@ import io.reactiverdma.reactive.impl.device.EngineBuffer;
 import io.reactiverdma.reactive.impl.device.SharedReceiveQueueOwner;
 import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
 import io.reactiverdma.reactive.impl.support.EngineLog;
+import io.reactiverdma.reactive.impl.support.EngineTimer;
 import io.reactiverdma.reactive.impl.verbs.PostRefusedException;
+import io.reactiverdma.reactive.impl.verbs.QueuePair;
 import io.reactiverdma.reactive.impl.verbs.SharedReceiveQueue;
 import io.reactiverdma.natives.Errno;
 import io.reactiverdma.verbs.AsyncEventType;
 import io.reactiverdma.verbs.ReceiveWorkRequests;
 import io.reactiverdma.verbs.WcStatus;
 
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
 import java.util.function.Consumer;
 
 /**
@@ -61,21 +66,31 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
     private final java.util.ArrayDeque<Member> helloWaiters = new java.util.ArrayDeque<>();
     private boolean refilling;
     private boolean closed;
+    /** SRQ_ERR was reported: nothing is posted any more, and no connection may join (volatile: rdma_cm reads it). */
+    private volatile boolean broken;
 
     /** One connection's membership: its share of the SRQ and its receive queue. Poller thread. */
     final class Member extends CreditAllotment.Share {
         final int qpNum;
+        private final QueuePair qp;
         final ReceiveQueue receive;
         private final Consumer<Throwable> fail;
+        /** How long a kept receive waits for the peer's hello before the connection is closed. */
+        private final Duration helloDeadline;
         private boolean helloExpected;
         /** Runs when a posted receive is kept for the peer's hello (while it waits for one). */
         private Runnable helloKept;
         private boolean helloBacked;
+        private ScheduledFuture<?> helloTimer;
+        /** Its peer sent without a credit: its QP was moved to ERR and its connection is closing. */
+        private boolean offended;
 
-        Member(int qpNum, ReceiveQueue receive, Consumer<Throwable> fail) {
-            this.qpNum = qpNum;
+        Member(QueuePair qp, ReceiveQueue receive, Consumer<Throwable> fail, Duration helloDeadline) {
+            this.qpNum = qp.qpNum();
+            this.qp = qp;
             this.receive = receive;
             this.fail = fail;
+            this.helloDeadline = helloDeadline;
         }
 
         /**
@@ -106,11 +121,31 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
             helloExpected = true;
             allotment.reserveHello();
             if (helloWaiters.isEmpty() && allotment.backHello()) {
-                helloBacked = true;
-                kept.run();
+                backed(kept);
             } else {
                 helloKept = kept;
                 helloWaiters.add(this);
+            }
+        }
+
+        /**
+         * A posted receive is kept for the peer's hello: the peer is accepted now ({@code kept}), and must say
+         * its hello within the deadline, or its connection closes and the receive is kept for the next one.
+         * Without this, peers that never say it would keep their receives for as long as they stay connected.
+         */
+        private void backed(Runnable kept) {
+            helloBacked = true;
+            helloTimer = EngineTimer.schedule(() -> cq.poller.execute(this::helloTimedOut), helloDeadline);
+            kept.run();
+        }
+
+        private void helloTimedOut() {
+            if (helloExpected && helloBacked && !left) {
+                PeerProtocolException e = new PeerProtocolException(receive.description() + ": the peer sent no hello "
+                        + "within " + helloDeadline + " (ACCEPT_TIMEOUT) of its accept; closed so that the receive kept "
+                        + "for it on the " + description + " serves another", PeerProtocolException.Violation.HELLO_TIMEOUT);
+                EngineLog.warn(e.getMessage());
+                fail.accept(e);
             }
         }
 
@@ -122,7 +157,35 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
                 helloWaiters.remove(this);
                 allotment.helloDone(helloBacked, arrived);
                 helloBacked = false;
+                if (helloTimer != null) {
+                    helloTimer.cancel(false);
+                    helloTimer = null;
+                }
             }
+        }
+
+        /**
+         * Its peer sent a message without a credit, which took a receive that may have been promised to
+         * another connection: the QP goes to ERR now, on this thread (not later through the rdma_cm thread),
+         * so that it takes no more of them, and the connection closes. Poller thread.
+         */
+        private void sentWithoutCredit() {
+            if (offended) {
+                return;
+            }
+            offended = true;
+            if (!receive.isClosing()) { // before the close, the QP surely exists: its destruction follows it
+                try {
+                    qp.toError();
+                } catch (RuntimeException e) {
+                    EngineLog.debug(receive.description() + ": moving the QP to ERR failed: " + e);
+                }
+            }
+            PeerProtocolException e = new PeerProtocolException(receive.description() + ": the peer sent a message "
+                    + "without a credit (it overran its share of the " + description + "); not delivered",
+                    PeerProtocolException.Violation.SENT_WITHOUT_CREDIT);
+            EngineLog.warn(e.getMessage());
+            fail.accept(e);
         }
 
         /** A message of this connection's was released: its buffer goes back to the SRQ. */
@@ -169,8 +232,10 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
         // Room for the SRQ's receives and for the sends of many connections (each reserves its own).
         this.cq = device.dedicatedCq(config, depth + (1 << 15), metrics);
         SharedReceiveQueue q = null;
+        boolean reserved = false;
         try {
-            if (!cq.tryReserve(depth)) {
+            reserved = cq.tryReserve(depth);
+            if (!reserved) {
                 throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
                         "SHARED_RECEIVE_QUEUE_DEPTH " + depth + " exceeds the device's max_cqe on " + device.context().name());
             }
@@ -188,7 +253,7 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
             if (q != null) {
                 q.close();
             }
-            device.releaseCq(cq, depth);
+            device.releaseCq(cq, reserved ? depth : 0); // stops its poller: nothing else reserved it
             throw e;
         }
         this.srq = q;
@@ -213,10 +278,29 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
         return cq.poller;
     }
 
-    /** Makes {@code receive} (of the QP {@code qpNum}) receive from this SRQ; {@code fail} closes its connection. */
-    Member join(int qpNum, ReceiveQueue receive, Consumer<Throwable> fail) {
-        Member m = new Member(qpNum, receive, fail);
-        cq.poller.run(() -> members.put(qpNum, m));
+    /** Whether the device reported this SRQ broken ({@code SRQ_ERR}): a server replaces it. Any thread. */
+    public boolean isBroken() {
+        return broken;
+    }
+
+    /**
+     * Makes {@code receive} (of {@code qp}) receive from this SRQ; {@code fail} closes its connection, and
+     * {@code helloDeadline} bounds the wait for its peer's hello once a receive is kept for it. rdma_cm thread.
+     */
+    Member join(QueuePair qp, ReceiveQueue receive, Consumer<Throwable> fail, Duration helloDeadline) {
+        Member m = new Member(qp, receive, fail, helloDeadline);
+        cq.poller.run(() -> {
+            Member old = members.get(m.qpNum);
+            if (old != null) {
+                // A reused QP number while the connection that had it has not left yet: completions of its
+                // destroyed QP may still be in the CQ, and they would be this connection's messages. Refused.
+                m.left = true;
+                fail.accept(new RdmaException(receive.description() + ": QP number " + m.qpNum + " is still used "
+                        + "on the " + description + " by a connection that has not left yet"));
+                return;
+            }
+            members.put(m.qpNum, m);
+        });
         return m;
     }
 
@@ -253,6 +337,12 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
             return;
         }
         boolean credited = allotment.consumed(m);
+        if (!credited && success && m.receive.creditsAgreed()) {
+            // Not delivered: it took a receive promised to another connection, whose buffer goes back now.
+            released(m, index, generations[index]);
+            m.sentWithoutCredit();
+            return;
+        }
         if (!success) {
             released(m, index, generations[index]);
             metrics.completionError(WcStatus.of(status).name());
@@ -265,10 +355,6 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
             return;
         }
         m.receive.sharedArrived(buffers[index], index, generations[index], opcode, byteLen, imm, wcFlags);
-        if (!credited && m.receive.creditsAgreed()) {
-            m.fail.accept(new RdmaException(m.receive.description() + ": the peer sent a message without a credit "
-                    + "(it overran its share of the shared receive queue)"));
-        }
     }
 
     @Override
@@ -357,20 +443,17 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
         }
     }
 
-    /** Each connection waiting when this starts gets one turn at most (a waiter at its share waits again). */
     /** Keeps posted receives for the hellos that wait for one, in order, as far as the refill allows. */
     private void serveHelloWaiters() {
         while (!helloWaiters.isEmpty() && allotment.backHello()) {
             Member m = helloWaiters.poll();
-            m.helloBacked = true;
             Runnable kept = m.helloKept;
             m.helloKept = null;
-            if (kept != null) {
-                kept.run();
-            }
+            m.backed(kept != null ? kept : () -> { });
         }
     }
 
+    /** Each connection waiting when this starts gets one turn at most (a waiter at its share waits again). */
     private void serveWaiters() {
         int turns = allotment.waiting();
         while (turns-- > 0 && allotment.unallotted() > 0) {
@@ -414,6 +497,7 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
                     + " (async event " + type + ")");
             EngineLog.error(e.getMessage(), e);
             closed = true; // nothing is posted any more
+            broken = true;
             forEachMember(m -> m.fail.accept(e));
         });
     }

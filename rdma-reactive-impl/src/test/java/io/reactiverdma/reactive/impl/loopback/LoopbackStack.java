@@ -274,8 +274,18 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
     }
 
     int nextQpNum() {
+        synchronized (givenQpNums) {
+            Integer n = givenQpNums.poll();
+            if (n != null) {
+                qpNums.accumulateAndGet(n + 1, Math::max);
+                return n;
+            }
+        }
         return qpNums.getAndIncrement();
     }
+
+    /** QP numbers the next QPs created take, in order (see {@link LoopbackFaults#nextQpNumbers}). */
+    final java.util.ArrayDeque<Integer> givenQpNums = new java.util.ArrayDeque<>();
 
     /** Runs {@code task} on the wire thread, after {@code delayNs} (0: as soon as possible, FIFO). */
     void schedule(Runnable task, long delayNs) {
