@@ -14,6 +14,7 @@ import io.reactiverdma.reactive.impl.verbs.QueuePair;
 import io.reactiverdma.reactive.impl.verbs.RdmaStack;
 import io.reactiverdma.reactive.impl.verbs.Registration;
 import io.reactiverdma.verbs.AccessFlags;
+import io.reactiverdma.verbs.ReceiveWorkRequests;
 import io.reactiverdma.verbs.SendFlags;
 import io.reactiverdma.verbs.SendWorkRequests;
 import io.reactiverdma.verbs.WrOpcode;
@@ -63,8 +64,11 @@ final class RawCreditPeer implements AutoCloseable {
         qp = id.createQueuePair(pd, cq, new QpSpec(32, 4, 64));
         word = pd.register(ByteBuffer.allocateDirect(8), AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE);
         src = pd.register(ByteBuffer.allocateDirect(16), AccessFlags.LOCAL_WRITE);
+        ReceiveWorkRequests forServerHello = new ReceiveWorkRequests(1, 0); // as engine clients post it
+        forServerHello.add(2L << 40);
+        qp.postReceive(forServerHello);
         byte[] offer = new Negotiation(true, word.address(), word.rkey(), BUFFER).encode();
-        id.connect(new ConnectSpec(4, 4, 3, 7, offer));
+        id.connect(new ConnectSpec(4, 4, 3, 6, offer));
         return this;
     }
 
@@ -103,6 +107,13 @@ final class RawCreditPeer implements AutoCloseable {
     private boolean ended() {
         return events.contains(CmEventType.REJECTED) || events.contains(CmEventType.DISCONNECTED)
                 || events.contains(CmEventType.UNREACHABLE) || events.contains(CmEventType.CONNECT_ERROR);
+    }
+
+    /** Sends the hello an honest peer sends: a 0-byte SEND (this peer then never writes the server's word). */
+    void sendHello() {
+        SendWorkRequests w = new SendWorkRequests(1, 0);
+        w.add(1L << 40, WrOpcode.SEND, SendFlags.SIGNALED);
+        qp.postSend(w);
     }
 
     /** Posts {@code n} 16-byte SENDs at once, whatever the credits (unsignalled but the last). */

@@ -2,6 +2,7 @@ package io.reactiverdma.reactive.impl;
 
 import io.reactiverdma.cm.CmEventType;
 import io.reactiverdma.reactive.DisposableRdmaServer;
+import io.reactiverdma.reactive.PeerProtocolException;
 import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaMessage;
 import io.reactiverdma.reactive.RdmaOption;
@@ -133,7 +134,17 @@ final class SharedReceiveAttackScenario implements AutoCloseable {
      * is accepted and served.
      */
     void silentPeersStallOnlyTheirOwnConnections() {
-        startServer(SharedReceiveAttackScenario::echo);
+        Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
+        // An echo by single sends (a streaming send(Publisher) fails first on a close, and cancels receive()).
+        startServer(c -> c.receive().doOnError(errors::add).concatMap(m -> {
+            ByteBuffer copy;
+            try {
+                copy = ByteBuffer.wrap(m.toByteArray());
+            } finally {
+                m.release();
+            }
+            return c.send(copy);
+        }).then());
         RdmaConnection before = connect(base());
         exchange(before, "before", SHARE).block(wait);
         for (int i = 0; i < SRQ_DEPTH; i++) {
@@ -154,6 +165,15 @@ final class SharedReceiveAttackScenario implements AutoCloseable {
             }
         }
         assertTrue(accepted > 0, "no silent peer was accepted, so none tested the hello deadline");
+        int silentAccepted = accepted;
+        deadline = System.nanoTime() + wait.toNanos();
+        while (errors.size() < silentAccepted) { // their handlers learn why
+            assertTrue(System.nanoTime() - deadline < 0, "handler errors " + errors);
+            Thread.onSpinWait();
+        }
+        for (Throwable e : errors) {
+            assertEquals(PeerProtocolException.Violation.HELLO_TIMEOUT, ((PeerProtocolException) e).violation());
+        }
         RdmaConnection after = connect(base());
         exchange(after, "after", 2 * SHARE).block(wait);
     }
@@ -169,11 +189,13 @@ final class SharedReceiveAttackScenario implements AutoCloseable {
     void uncreditedSendsAreDroppedAndOthersKeepTheirReceives() {
         Queue<RdmaMessage> keptFromOffender = new ConcurrentLinkedQueue<>();
         AtomicInteger index = new AtomicInteger();
+        Queue<Throwable> offenderError = new ConcurrentLinkedQueue<>();
         startServer(c -> index.getAndIncrement() == 0
-                ? c.receive().doOnNext(keptFromOffender::add).then() // keeps what it gets, as a slow consumer
+                ? c.receive().doOnNext(keptFromOffender::add).doOnError(offenderError::add).then() // keeps them
                 : echo(c));
         RawCreditPeer offender = rawPeer("offender");
         assertTrue(offender.awaitEstablished(wait), "the offender was not accepted");
+        offender.sendHello(); // as the engine's clients do: its connection then has credits agreed and open
         RdmaTransportConfig strict = base().withOption(RdmaOption.RNR_RETRY_COUNT, 0);
         RdmaConnection a = connect(strict);
         RdmaConnection b = connect(strict);
@@ -188,8 +210,10 @@ final class SharedReceiveAttackScenario implements AutoCloseable {
             Thread.onSpinWait();
         }
         Mono.when(exchange(a, "a after", 10 * SHARE), exchange(b, "b after", 10 * SHARE)).block(wait);
-        // Its first message is taken as its hello, and credits the server gives it meanwhile (its handler
-        // wants messages) are credits: at most its share can arrive with one.
+        assertEquals(List.of(PeerProtocolException.Violation.SENT_WITHOUT_CREDIT), offenderError.stream()
+                .map(e -> ((PeerProtocolException) e).violation()).toList(), "how the handler learnt of it");
+        // Credits the server gave it after its hello (its handler wants messages) are credits: at most its
+        // share of the flood can arrive with one.
         assertTrue(keptFromOffender.size() <= SHARE, keptFromOffender.size() + " of the offender's messages reached "
                 + "the application, more than the " + SHARE + " credits it can have had");
     }

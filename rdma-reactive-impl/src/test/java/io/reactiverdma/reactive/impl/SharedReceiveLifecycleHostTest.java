@@ -125,6 +125,57 @@ class SharedReceiveLifecycleHostTest {
     }
 
     /**
+     * On an mlx-like device (loopback {@code cleanCqOnDestroy}: destroying a QP removes its unpolled completions,
+     * and the SRQ receives they stood for vanish), connections closed while their messages are still in the
+     * CQ must not lose SRQ buffers: every buffer comes back to the SRQ, and a new client then exchanges as
+     * many messages as the SRQ holds, on credits, without RNR. Before (finding 5) the QP was destroyed right
+     * after the disconnect, without waiting for QP_LAST_WQE_REACHED and draining the CQ. Loopback only: rxe
+     * does not clean CQs, and no mlx hardware is at hand. The server polls one completion per cycle
+     * ({@code POLL_BATCH_SIZE} 1), so the messages are still unpolled when its handler closes the connection,
+     * and the handler then keeps the poller busy for up to 2 s (as load would), during which the QP may be
+     * destroyed.
+     */
+    @Test
+    void onAnMlxLikeDeviceAClosedConnectionsUnpolledMessagesDoNotCostSrqBuffers() {
+        stack = LoopbackStack.builder().device("loopback0", "127.0.0.1").cleanCqOnDestroy(true).build();
+        RdmaEngine engine = new RdmaEngine(stack);
+        RdmaTransportConfig base = client().withOption(RdmaOption.RECEIVE_QUEUE_DEPTH, 8);
+        DisposableRdmaServer server = engine.bind(base.withPort(0).withOption(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH, 16)
+                .withOption(RdmaOption.POLL_BATCH_SIZE, 1), c -> c.receive().take(8).next().doOnNext(m -> {
+                    m.release();
+                    long qps = stack.resources().count(Kind.QUEUE_PAIR);
+                    c.dispose(); // on the poller, with the other messages still in the CQ
+                    // The poller stays busy a while (as under load): the rdma_cm thread may destroy the QP now.
+                    long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+                    while (stack.resources().count(Kind.QUEUE_PAIR) == qps && System.nanoTime() - until < 0) {
+                        Thread.onSpinWait();
+                    }
+                }).then()).block(WAIT);
+        assertNotNull(server);
+        try {
+            for (int round = 0; round < 5; round++) {
+                RdmaConnection c = engine.connect(base.withPort(server.port())).block(WAIT);
+                assertNotNull(c);
+                for (int i = 0; i < 8; i++) {
+                    c.send(java.nio.ByteBuffer.allocate(16)).subscribe(null, e -> { }); // some fail: closed
+                }
+                c.onDispose().block(WAIT);
+            }
+            await(() -> server.connectionCount() == 0, "the server's connections closed");
+            LoopbackSharedReceiveQueue srq = (LoopbackSharedReceiveQueue) stack.resources()
+                    .objects(Kind.SHARED_RECEIVE_QUEUE).get(0);
+            await(() -> srq.posted() == 16, "all 16 buffers posted on the SRQ again (posted: " + srq.posted() + ")");
+            RdmaConnection c = engine.connect(base.withPort(server.port()).withOption(RdmaOption.RNR_RETRY_COUNT, 0))
+                    .block(WAIT);
+            assertNotNull(c);
+            c.dispose();
+            c.onDispose().block(WAIT);
+        } finally {
+            server.disposeNow(WAIT);
+        }
+    }
+
+    /**
      * A new connection whose QP has the number of a connection still on the SRQ is refused (closed before its
      * accept). Before (finding 13), it replaced the old connection in the SRQ's table, so the old
      * connection's messages were delivered to the new one's handler, and its echo never came back.

@@ -302,6 +302,7 @@ final class CreditAllotment {
     @Override
     public String toString() {
         return "CreditAllotment{depth " + depth + ", posted " + posted + ", free " + free + ", held " + held
-                + ", allotted " + allotted + ", hellos kept " + backedHellos + " of " + reservedForHellos + ", active " + active + ", waiting " + waiters.size() + "}";
+                + ", allotted " + allotted + ", hellos kept " + backedHellos + " of " + reservedForHellos
+                + ", active " + active + ", waiting " + waiters.size() + "}";
     }
 }

@@ -132,7 +132,17 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
             receive.useShared(srq.join(resources.qp, receive, this::close, config.option(RdmaOption.ACCEPT_TIMEOUT)));
         }
         metrics.connections(1);
-        device.register(resources.qp.qpNum(), this::queuePairFailed);
+        device.register(resources.qp.qpNum(), new io.reactiverdma.reactive.impl.device.QueuePairOwner() {
+            @Override
+            public void queuePairFailed(io.reactiverdma.verbs.AsyncEventType type) {
+                EngineConnection.this.queuePairFailed(type);
+            }
+
+            @Override
+            public void lastWorkRequestReached() {
+                poller.execute(receive::lastWorkRequestReached);
+            }
+        });
         poller.attach(this);
     }
 
@@ -459,7 +469,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         if (drainWatchdog != null) {
             drainWatchdog.cancel(false);
         }
-        cm.execute(() -> {
+        Runnable destroy = () -> {
             cm.unregister(id);
             resources.deallocateWindow();
             windows.deallocateAll();
@@ -474,7 +484,15 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
                 EngineLog.error(description + ": rdma_destroy_id failed", e);
             }
             poller.execute(this::finish);
-        });
+        };
+        if (receive.isShared()) {
+            // On a shared receive queue the QP (in ERR: the disconnect was queued before) is destroyed only once
+            // it consumes no more SRQ receives and the completions of those it did are polled: mlx providers
+            // drop a destroyed QP's unpolled completions, and their SRQ receives with them.
+            cm.execute(() -> poller.execute(() -> receive.beforeDestroy(() -> cm.execute(destroy))));
+        } else {
+            cm.execute(destroy);
+        }
     }
 
     /** Poller thread, after the QP and the id are gone. */

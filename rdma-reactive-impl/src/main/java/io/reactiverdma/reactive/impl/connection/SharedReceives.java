@@ -41,6 +41,11 @@ import java.util.function.Consumer;
  * quarter of its depth). Created on the rdma_cm thread; everything else runs on the poller thread.
  */
 public final class SharedReceives implements CompletionTarget, SharedReceiveQueueOwner {
+    /**
+     * How long a closing connection's QP waits for QP_LAST_WQE_REACHED before it is destroyed anyway (a device
+     * that does not report it; an event lost).
+     */
+    static final Duration LAST_WQE_WAIT = Duration.ofSeconds(2);
     /** The most receives posted in one chain. */
     private static final int CHAIN = 256;
 
@@ -84,6 +89,11 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
         private ScheduledFuture<?> helloTimer;
         /** Its peer sent without a credit: its QP was moved to ERR and its connection is closing. */
         private boolean offended;
+        /** QP_LAST_WQE_REACHED came: its QP consumes no more receives of the SRQ. */
+        private boolean lastWqeReached;
+        /** The destruction of its QP, waiting for {@link #lastWqeReached}. */
+        private Runnable pendingDestroy;
+        private ScheduledFuture<?> destroyTimer;
 
         Member(QueuePair qp, ReceiveQueue receive, Consumer<Throwable> fail, Duration helloDeadline) {
             this.qpNum = qp.qpNum();
@@ -186,6 +196,46 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
                     PeerProtocolException.Violation.SENT_WITHOUT_CREDIT);
             EngineLog.warn(e.getMessage());
             fail.accept(e);
+        }
+
+        /**
+         * Runs {@code destroy} once the QP (in ERR) may be destroyed: after QP_LAST_WQE_REACHED (or
+         * {@link #LAST_WQE_WAIT} without it) and a poll that empties the CQ, so every receive it consumed
+         * is handled first (the IB spec's order for a QP on an SRQ; mlx providers drop a destroyed QP's
+         * unpolled completions, and their SRQ receives would be lost). Poller thread.
+         */
+        void beforeDestroy(Runnable destroy) {
+            pendingDestroy = destroy;
+            if (lastWqeReached) {
+                quiesced(true);
+            } else {
+                destroyTimer = EngineTimer.schedule(() -> cq.poller.execute(() -> quiesced(false)), LAST_WQE_WAIT);
+            }
+        }
+
+        void lastWorkRequestReached() {
+            lastWqeReached = true;
+            if (pendingDestroy != null) {
+                quiesced(true);
+            }
+        }
+
+        private void quiesced(boolean reached) {
+            Runnable destroy = pendingDestroy;
+            if (destroy == null) {
+                return;
+            }
+            pendingDestroy = null;
+            if (destroyTimer != null) {
+                destroyTimer.cancel(false);
+                destroyTimer = null;
+            }
+            if (!reached) {
+                EngineLog.debug(receive.description() + ": no QP_LAST_WQE_REACHED within " + LAST_WQE_WAIT
+                        + "; destroying its QP after draining the CQ");
+            }
+            cq.poller.pollUntilEmpty();
+            destroy.run();
         }
 
         /** A message of this connection's was released: its buffer goes back to the SRQ. */

@@ -44,6 +44,8 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
     final boolean rnrRetryFromPeer;
     /** Whether the devices have type 2 memory windows (ibv_alloc_mw fails with EOPNOTSUPP otherwise). */
     final boolean memoryWindows;
+    /** mlx4/mlx5-like: destroying a QP removes its unpolled completions (see {@link Builder#cleanCqOnDestroy}). */
+    final boolean cleanCqOnDestroy;
     private final List<LoopbackDevice> devices;
     private final Map<InetAddress, LoopbackDevice> byAddress = new LinkedHashMap<>();
     private final ScheduledThreadPoolExecutor executor;
@@ -62,6 +64,7 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         this.ackTimeout = b.ackTimeout;
         this.rnrRetryFromPeer = b.rnrRetryFromPeer;
         this.memoryWindows = b.memoryWindows;
+        this.cleanCqOnDestroy = b.cleanCqOnDestroy;
         List<LoopbackDevice> list = new ArrayList<>();
         for (Builder.Spec s : b.devices) {
             LoopbackDevice d = new LoopbackDevice(this, s.name, nextKey(), s.addresses, b.maxCqe, b.maxQpRdAtom);
@@ -102,6 +105,7 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         private int maxQpRdAtom = 128;
         private boolean rnrRetryFromPeer;
         private boolean memoryWindows = true;
+        private boolean cleanCqOnDestroy;
 
         /** A device with these IP addresses (literal IPv4/IPv6 addresses). */
         public Builder device(String name, String... addresses) {
@@ -142,6 +146,19 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         /** Whether the devices have type 2 memory windows (default true, as rxe and mlx5 have). */
         public Builder memoryWindows(boolean supported) {
             this.memoryWindows = supported;
+            return this;
+        }
+
+        /**
+         * Behave like the mlx4/mlx5 providers when a QP is destroyed: its completions not polled yet are removed
+         * from its CQ ({@code __mlx5_cq_clean}), so receives it consumed from an SRQ are never reported (their
+         * SRQ work requests are freed by the provider: gone from the SRQ, and no completion says so). rxe
+         * does not clean (default false): a destroyed QP's completions stay in the CQ to be polled. Either way
+         * a QP on an SRQ raises {@code QP_LAST_WQE_REACHED} when it enters ERR (after which it consumes no
+         * more SRQ receives), as the IB spec requires.
+         */
+        public Builder cleanCqOnDestroy(boolean clean) {
+            this.cleanCqOnDestroy = clean;
             return this;
         }
 
