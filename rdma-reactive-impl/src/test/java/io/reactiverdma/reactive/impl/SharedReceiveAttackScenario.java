@@ -218,6 +218,43 @@ final class SharedReceiveAttackScenario implements AutoCloseable {
                 + "the application, more than the " + SHARE + " credits it can have had");
     }
 
+    /**
+     * Both attacks at once against a server in another process ({@code echo}, an echo server with an SRQ of
+     * {@link #SRQ_DEPTH}): {@link #SRQ_DEPTH} silent peers and an offender that floods 12 messages after its
+     * hello, while an honest client's echo keeps working; the server ends every attacker's connection, and a
+     * client that connects afterwards is served.
+     */
+    void attackAnEchoServer(InetSocketAddress echo) {
+        RdmaTransportConfig honest = base().withHost(echo.getHostString());
+        RdmaConnection before = engine.connect(honest.withPort(echo.getPort())).block(wait);
+        assertNotNull(before);
+        opened.add(before);
+        exchange(before, "before", SHARE).block(wait);
+        List<RawCreditPeer> silent = new ArrayList<>();
+        for (int i = 0; i < SRQ_DEPTH; i++) {
+            RawCreditPeer p = new RawCreditPeer(rawStack, "silent peer " + i);
+            peers.add(p);
+            silent.add(p.connect(echo, wait));
+        }
+        exchange(before, "during the silent attack", 5 * SHARE).block(wait);
+        RawCreditPeer offender = new RawCreditPeer(rawStack, "offender");
+        peers.add(offender);
+        offender.connect(echo, wait);
+        assertTrue(offender.awaitEstablished(wait), "the offender was not accepted (it waits behind the silent "
+                + "peers for a hello receive, for at most their ACCEPT_TIMEOUT)");
+        offender.sendHello();
+        offender.sendWithoutCredits(12);
+        offender.awaitEnd(wait);
+        exchange(before, "after the flood", 5 * SHARE).block(wait);
+        for (RawCreditPeer p : silent) {
+            p.awaitEnd(wait);
+        }
+        RdmaConnection after = engine.connect(honest.withPort(echo.getPort())).block(wait);
+        assertNotNull(after);
+        opened.add(after);
+        exchange(after, "after", 2 * SHARE).block(wait);
+    }
+
     @Override
     public void close() {
         for (RdmaConnection c : opened) {
