@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * sample's server ({@code io.reactiverdma.samples.echo.Echo server}), started as a child JVM with a shared
  * receive queue of {@link SharedReceiveAttackScenario#SRQ_DEPTH} buffers from its command line, attacked by
  * raw-verbs peers (rdma-core through rdma-native-jna) that never send their hello and one that floods it
- * without credits, while an honest client's echo keeps working. The child's classpath is this JVM's (in the
+ * without credits, while an honest client's echo keeps working. The child's classpath is this test's (in the
  * VM: every module's classes, the samples' among them); the test fails, not skips, when the echo sample is
  * not on it.
  */
@@ -47,12 +47,28 @@ class EchoServerUnderSrqAttackRxeTest {
         }
     }
 
+    /** This test's classpath: the JUnit launcher's class loader's (in the VM), else the JVM's. */
+    private static String classpath() {
+        StringBuilder cp = new StringBuilder();
+        if (EchoServerUnderSrqAttackRxeTest.class.getClassLoader() instanceof java.net.URLClassLoader loader) {
+            for (java.net.URL u : loader.getURLs()) {
+                try {
+                    cp.append(cp.length() == 0 ? "" : java.io.File.pathSeparator).append(Path.of(u.toURI()));
+                } catch (java.net.URISyntaxException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+        String jvm = System.getProperty("java.class.path");
+        return cp.length() == 0 ? jvm : cp + java.io.File.pathSeparator + jvm;
+    }
+
     @Test
     void silentAndUncreditedPeersCannotStopTheEchoServersHonestClients() throws Exception {
         String host = RxeResources.requireDevice();
         Process echo = processes.start(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), "io.reactiverdma.samples.echo.Echo", "server",
+                "-cp", classpath(), "io.reactiverdma.samples.echo.Echo", "server",
                 "--host", host, "--port", "0", "--max-size", String.valueOf(RawCreditPeer.BUFFER),
                 "--shared-receive-queue-depth", String.valueOf(SharedReceiveAttackScenario.SRQ_DEPTH),
                 "--max-connections", "64", "--accept-timeout-ms", "5000");

@@ -28,9 +28,9 @@ import java.util.ArrayDeque;
  *
  * <p>Hellos (see {@code CreditWordHandshake}) are sent before any credit, so each needs a posted receive that
  * no credit stands for. At most {@link #helloBound} such receives are kept at a time (a quarter of the
- * depth): a connection whose hello cannot be given one yet waits (before its accept) without taking anything
- * from the others' credits, so peers that never send their hello hold at most a quarter of the SRQ, and only
- * for as long as the hello deadline of {@code SharedReceives} lets them.
+ * depth): a connection whose hello cannot be given one yet waits (before its accept), and the receives kept
+ * for hellos never exceed the bound, so peers that never send their hello hold at most a quarter of the SRQ,
+ * and only for as long as the hello deadline of {@code SharedReceives} lets them.
  */
 final class CreditAllotment {
     /** One connection's part of the SRQ. */
@@ -110,7 +110,7 @@ final class CreditAllotment {
         if (s.left || (!waiters.isEmpty() && turn != s)) {
             return 0;
         }
-        return Math.max(0, Math.min(shareLimit(s) - s.granted - s.held, posted - allotted - backedHellos));
+        return Math.max(0, Math.min(shareLimit(s) - s.granted - s.held, posted - allotted - keptForHellos()));
     }
 
     /** Allots {@code n} credits to {@code s} (at most {@link #available}). */
@@ -275,7 +275,16 @@ final class CreditAllotment {
 
     /** Posted receives promised to nobody yet (and not kept for a hello). */
     int unallotted() {
-        return posted - allotted - backedHellos;
+        return posted - allotted - keptForHellos();
+    }
+
+    /**
+     * Posted receives no credit may take: one for each expected hello, up to {@link #helloBound} (so that
+     * hellos waiting for one are served by the next refill, before credits, however many connections
+     * want credits meanwhile; and however many peers never send theirs, they hold no more than the bound).
+     */
+    private int keptForHellos() {
+        return Math.min(reservedForHellos, helloBound);
     }
 
     /** The most posted receives kept for hellos at a time: a quarter of the depth, at least 1. */
