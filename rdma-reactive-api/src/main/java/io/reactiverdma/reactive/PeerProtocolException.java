@@ -12,7 +12,7 @@ public class PeerProtocolException extends RdmaException {
     public enum Violation {
         /**
          * It never sent its hello (the 0-byte message that opens the credit words) within the server's
-         * {@link RdmaOption#ACCEPT_TIMEOUT} of being accepted. On a shared receive queue a receive is kept for
+         * {@link RdmaOption#ACCEPT_TIMEOUT} of its connection being ESTABLISHED. On a shared receive queue a receive is kept for
          * each hello: the deadline keeps silent peers from holding those receives.
          */
         HELLO_TIMEOUT,

@@ -160,6 +160,13 @@ final class ReceiveQueue {
         return shared != null;
     }
 
+    /** ESTABLISHED: on a shared receive queue, the wait for the peer's hello is bounded from now. Poller thread. */
+    void established() {
+        if (shared != null) {
+            shared.established();
+        }
+    }
+
     /** On a shared receive queue: runs {@code destroy} once the QP may be destroyed. Poller thread. */
     void beforeDestroy(Runnable destroy) {
         shared.beforeDestroy(destroy);

@@ -138,21 +138,28 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
             }
         }
 
-        /**
-         * A posted receive is kept for the peer's hello: the peer is accepted now ({@code kept}), and must say
-         * its hello within the deadline, or its connection closes and the receive is kept for the next one.
-         * Without this, peers that never say it would keep their receives for as long as they stay connected.
-         */
+        /** A posted receive is kept for the peer's hello: the peer is accepted now ({@code kept}). */
         private void backed(Runnable kept) {
             helloBacked = true;
-            helloTimer = EngineTimer.schedule(() -> cq.poller.execute(this::helloTimedOut), helloDeadline);
             kept.run();
+        }
+
+        /**
+         * The connection is ESTABLISHED: its peer must say its hello within the deadline, or its connection
+         * closes and the receive kept for it serves the next one. Without this, peers that never say it would
+         * keep their receives for as long as they stay connected. (From ESTABLISHED, not from the accept: under
+         * load the accept may wait its turn on the rdma_cm thread.) Poller thread.
+         */
+        void established() {
+            if (helloExpected && helloTimer == null) {
+                helloTimer = EngineTimer.schedule(() -> cq.poller.execute(this::helloTimedOut), helloDeadline);
+            }
         }
 
         private void helloTimedOut() {
             if (helloExpected && helloBacked && !left) {
                 PeerProtocolException e = new PeerProtocolException(receive.description() + ": the peer sent no hello "
-                        + "within " + helloDeadline + " (ACCEPT_TIMEOUT) of its accept; closed so that the receive kept "
+                        + "within " + helloDeadline + " (ACCEPT_TIMEOUT) of ESTABLISHED; closed so that the receive kept "
                         + "for it on the " + description + " serves another", PeerProtocolException.Violation.HELLO_TIMEOUT);
                 EngineLog.warn(e.getMessage());
                 fail.accept(e);
