@@ -221,8 +221,8 @@ final class SharedReceiveAttackScenario implements AutoCloseable {
     /**
      * Both attacks at once against a server in another process ({@code echo}, an echo server with an SRQ of
      * {@link #SRQ_DEPTH}): {@link #SRQ_DEPTH} silent peers and an offender that floods 12 messages after its
-     * hello, while an honest client's echo keeps working; the server ends every attacker's connection, and a
-     * client that connects afterwards is served.
+     * hello, while an honest client's echo keeps working; the server ends every silent peer's connection, and
+     * a client that connects afterwards is served.
      */
     void attackAnEchoServer(InetSocketAddress echo) {
         RdmaTransportConfig honest = base().withHost(echo.getHostString());
@@ -244,8 +244,10 @@ final class SharedReceiveAttackScenario implements AutoCloseable {
             silent.add(p.connect(echo, wait));
         }
         exchange(before, "during the silent attack", 5 * SHARE).block(wait);
+        // A server that keeps up may cover each of these with a credit it gives meanwhile (its handler releases
+        // at once): then none is a violation, and the offender keeps its connection. Either way the honest
+        // client must go on (an overrun is closed as in uncreditedSendsAreDroppedAndOthersKeepTheirReceives).
         offender.sendWithoutCredits(12);
-        offender.awaitEnd(wait);
         exchange(before, "after the flood", 5 * SHARE).block(wait);
         for (RawCreditPeer p : silent) {
             p.awaitEnd(wait);

@@ -27,9 +27,9 @@ import java.util.ArrayDeque;
  * connection above it only gets no new credits until it is below again.
  *
  * <p>Hellos (see {@code CreditWordHandshake}) are sent before any credit, so each needs a posted receive that
- * no credit stands for. At most {@link #helloBound} such receives are kept at a time (a quarter of the
- * depth): a connection whose hello cannot be given one yet waits (before its accept), and the receives kept
- * for hellos never exceed the bound, so peers that never send their hello hold at most a quarter of the SRQ,
+ * no credit stands for. At most {@link #helloBound} such receives are kept at a time (half the depth:
+ * a quarter was too few for 1,000 honest clients connecting at once on rxe under emulation): a connection whose hello cannot be given one yet waits (before its accept), and the receives kept
+ * for hellos never exceed the bound, so peers that never send their hello hold at most half of the SRQ,
  * and only for as long as the hello deadline of {@code SharedReceives} lets them.
  */
 final class CreditAllotment {
@@ -81,7 +81,7 @@ final class CreditAllotment {
         this.depth = depth;
         this.cap = cap;
         this.free = depth;
-        this.helloBound = Math.max(1, depth / 4);
+        this.helloBound = Math.max(1, depth / 2);
     }
 
     private static boolean isActive(Share s) {
@@ -287,7 +287,7 @@ final class CreditAllotment {
         return Math.min(reservedForHellos, helloBound);
     }
 
-    /** The most posted receives kept for hellos at a time: a quarter of the depth, at least 1. */
+    /** The most posted receives kept for hellos at a time: half the depth, at least 1. */
     int helloBound() {
         return helloBound;
     }
