@@ -61,11 +61,11 @@ public final class Echo {
 
     private static void server(EchoOptions o, PrintStream out) {
         String host = listenHost(o, out, "echo server");
-        EchoServer server = EchoServer.start(host, o.port(), o.maxMessageSize(), o.timeout(),
+        EchoServer server = EchoServer.start(host, o.port(), o.maxMessageSize(), o.limits(), o.timeout(),
                 prefixed(out, "echo server"));
         InetSocketAddress at = server.address();
         out.println("echo server: listening on " + at.getHostString() + ":" + at.getPort() + ", messages up to "
-                + o.maxMessageSize() + " bytes; Ctrl-C stops it");
+                + o.maxMessageSize() + " bytes; " + o.limits().describe() + "; Ctrl-C stops it");
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();

@@ -23,9 +23,10 @@ import static io.reactiverdma.samples.common.CommandLineArgs.stringArg;
  * @param size           client and demo: bytes per message
  * @param maxMessageSize server: the largest message it accepts (its receive buffer size)
  * @param timeout        limit for connecting and for each reply
+ * @param limits         server: the engine's server options it binds with
  */
 public record EchoOptions(Mode mode, String host, int port, int count, int size, int maxMessageSize,
-                          Duration timeout) {
+                          Duration timeout, EchoServer.Limits limits) {
     public enum Mode { DEMO, SERVER, CLIENT, HELP }
 
     /** The default rdma_cm port of server and client (the API's {@code RdmaTransportConfig.DEFAULT_PORT}). */
@@ -52,6 +53,12 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
             "      --max-size N  server: the largest message accepted, 1.." + MAX_SIZE + " (default "
                     + DEFAULT_MAX_MESSAGE_SIZE + ")",
             "      --timeout-ms N  limit for connecting and for each reply (default " + DEFAULT_TIMEOUT_MS + ")",
+            "server options (the engine's, see docs/server-guide.md):",
+            "      --shared-receive-queue-depth N  every connection receives from one shared receive queue of N",
+            "                    buffers (0..1048576; default 0: a receive queue per connection)",
+            "      --max-connections N  connections beyond N are rejected (1..2147483647; default unlimited)",
+            "      --accept-timeout-ms N  limit for accepting a request, and on a shared receive queue for the",
+            "                    client's hello after the accept (default 5000)",
             "  -h, --help        this text",
             "Every reply is checked byte for byte. Exit status: 0 all replies verified, 1 failure, 2 bad usage.");
 
@@ -69,6 +76,9 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new UsageException("--timeout-ms must be positive, got " + timeout);
         }
+        if (limits == null) {
+            limits = EchoServer.Limits.DEFAULTS;
+        }
     }
 
     private static void check(String flag, long value, long min, long max) {
@@ -81,7 +91,7 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
     public static EchoOptions parse(String... args) {
         if (CommandLineArgs.wantsHelp(args)) {
             return new EchoOptions(Mode.HELP, null, DEFAULT_PORT, DEFAULT_COUNT, DEFAULT_SIZE,
-                    DEFAULT_MAX_MESSAGE_SIZE, Duration.ofMillis(DEFAULT_TIMEOUT_MS));
+                    DEFAULT_MAX_MESSAGE_SIZE, Duration.ofMillis(DEFAULT_TIMEOUT_MS), EchoServer.Limits.DEFAULTS);
         }
         Mode mode = CommandLineArgs.firstWord(args, "mode", Mode.DEMO, Mode.SERVER, Mode.CLIENT);
         String host = null;
@@ -90,6 +100,10 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
         int size = DEFAULT_SIZE;
         int maxSize = DEFAULT_MAX_MESSAGE_SIZE;
         long timeoutMs = DEFAULT_TIMEOUT_MS;
+        EchoServer.Limits d = EchoServer.Limits.DEFAULTS;
+        int srqDepth = d.sharedReceiveQueueDepth();
+        int maxConnections = d.maxConnections();
+        long acceptTimeoutMs = d.acceptTimeout().toMillis();
         List<String> positional = new ArrayList<>();
         for (int i = 1; i < args.length; i++) {
             String a = args[i];
@@ -112,6 +126,18 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
                     maxSize = intArg(args, ++i, a, 1, MAX_SIZE);
                 }
                 case "--timeout-ms" -> timeoutMs = intArg(args, ++i, a, 1, Integer.MAX_VALUE);
+                case "--shared-receive-queue-depth" -> {
+                    requireApplies(mode, Set.of(Mode.SERVER), a, "it is a server option");
+                    srqDepth = intArg(args, ++i, a, 0, 1 << 20);
+                }
+                case "--max-connections" -> {
+                    requireApplies(mode, Set.of(Mode.SERVER), a, "it is a server option");
+                    maxConnections = intArg(args, ++i, a, 1, Integer.MAX_VALUE);
+                }
+                case "--accept-timeout-ms" -> {
+                    requireApplies(mode, Set.of(Mode.SERVER), a, "it is a server option");
+                    acceptTimeoutMs = intArg(args, ++i, a, 1, Integer.MAX_VALUE);
+                }
                 default -> {
                     if (a.startsWith("-")) {
                         throw new UsageException("unknown option " + a);
@@ -129,6 +155,7 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
         } else if (!positional.isEmpty()) {
             throw new UsageException("unexpected arguments " + positional);
         }
-        return new EchoOptions(mode, host, port, count, size, maxSize, Duration.ofMillis(timeoutMs));
+        return new EchoOptions(mode, host, port, count, size, maxSize, Duration.ofMillis(timeoutMs),
+                new EchoServer.Limits(srqDepth, maxConnections, Duration.ofMillis(acceptTimeoutMs)));
     }
 }

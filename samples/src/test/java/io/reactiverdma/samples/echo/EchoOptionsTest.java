@@ -54,6 +54,22 @@ class EchoOptionsTest {
     }
 
     @Test
+    void theServerTakesTheEnginesServerOptions() {
+        EchoOptions s = EchoOptions.parse("server", "--shared-receive-queue-depth", "512", "--max-connections", "100",
+                "--accept-timeout-ms", "2500");
+        assertEquals(new EchoServer.Limits(512, 100, Duration.ofMillis(2500)), s.limits());
+        assertEquals("shared receive queue 512 buffers, max connections 100, accept timeout 2500 ms",
+                s.limits().describe());
+        assertEquals(EchoServer.Limits.DEFAULTS, EchoOptions.parse("server").limits());
+        assertEquals("shared receive queue off, max connections unlimited, accept timeout 5000 ms",
+                EchoServer.Limits.DEFAULTS.describe());
+        org.junit.jupiter.api.Assertions.assertThrows(io.reactiverdma.samples.common.UsageException.class,
+                () -> EchoOptions.parse("client", "h", "--max-connections", "3"));
+        org.junit.jupiter.api.Assertions.assertThrows(io.reactiverdma.samples.common.UsageException.class,
+                () -> EchoOptions.parse("server", "--shared-receive-queue-depth", "-1"));
+    }
+
+    @Test
     void helpAnywhere() {
         assertEquals(EchoOptions.Mode.HELP, EchoOptions.parse("--help").mode());
         assertEquals(EchoOptions.Mode.HELP, EchoOptions.parse("client", "-h").mode());

@@ -73,6 +73,11 @@ public final class EngineServer implements DisposableRdmaServer {
     private final Sinks.Empty<Void> drained = Sinks.empty();
     /** With SHARED_RECEIVE_QUEUE_DEPTH: this server's SRQ on each device it accepted on (rdma_cm thread). */
     private final java.util.Map<DeviceResources, SharedReceives> sharedReceives = new java.util.HashMap<>();
+    /**
+     * SRQs the device reported broken (SRQ_ERR) and replaced: their connections were all failed, but may still
+     * be closing on them, so they are given back with the others when the server is done (rdma_cm thread).
+     */
+    private final List<SharedReceives> brokenSharedReceives = new ArrayList<>();
 
     /** Binds and listens (rdma_cm thread). */
     public EngineServer(EngineContext engine, CmEventLoop cm, RdmaTransportConfig config,
@@ -275,6 +280,13 @@ public final class EngineServer implements DisposableRdmaServer {
         if (config.option(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH) == 0) {
             return null;
         }
+        SharedReceives s = sharedReceives.get(device);
+        if (s != null && s.isBroken()) {
+            // SRQ_ERR failed every connection on it; new ones would join a queue nothing is posted on any more.
+            EngineLog.warn("server " + address + ": " + s + " is broken (SRQ_ERR); new connections get a new one");
+            sharedReceives.remove(device);
+            brokenSharedReceives.add(s);
+        }
         return sharedReceives.computeIfAbsent(device, d -> engine.sharedReceiveGroups().acquire(d, config));
     }
 
@@ -413,7 +425,9 @@ public final class EngineServer implements DisposableRdmaServer {
     private void finish() {
         cm.execute(() -> {
             List<SharedReceives> srqs = new ArrayList<>(sharedReceives.values());
+            srqs.addAll(brokenSharedReceives);
             sharedReceives.clear();
+            brokenSharedReceives.clear();
             java.util.concurrent.atomic.AtomicInteger left = new java.util.concurrent.atomic.AtomicInteger(srqs.size() + 1);
             Runnable oneDone = () -> {
                 if (left.decrementAndGet() == 0) {

@@ -160,6 +160,18 @@ public final class CompletionPoller implements CompletionQueue.Handler {
     }
 
     /**
+     * Poller thread: polls until the CQ is empty, so that every completion it holds now is handled (before a
+     * QP on a shared receive queue is destroyed: mlx providers drop a destroyed QP's unpolled completions).
+     */
+    public void pollUntilEmpty() {
+        int n;
+        while (failure == null && (n = cq.poll(this)) > 0) {
+            completions += n;
+            metrics.pollBatch(n);
+        }
+    }
+
+    /**
      * Ends polling as if the CQ had failed with {@code cause} (an asynchronous CQ error event): the clients
      * are failed on the poller thread. Any thread; idempotent.
      */

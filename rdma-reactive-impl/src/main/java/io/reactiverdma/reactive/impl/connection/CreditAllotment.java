@@ -25,6 +25,12 @@ import java.util.ArrayDeque;
  * </ul>
  * Credits once advertised cannot be taken back: when the share shrinks (more connections become active), a
  * connection above it only gets no new credits until it is below again.
+ *
+ * <p>Hellos (see {@code CreditWordHandshake}) are sent before any credit, so each needs a posted receive that
+ * no credit stands for. At most {@link #helloBound} such receives are kept at a time (half the depth:
+ * a quarter was too few for 1,000 honest clients connecting at once on rxe under emulation): a connection whose hello cannot be given one yet waits (before its accept), and the receives kept
+ * for hellos never exceed the bound, so peers that never send their hello hold at most half of the SRQ,
+ * and only for as long as the hello deadline of {@code SharedReceives} lets them.
  */
 final class CreditAllotment {
     /** One connection's part of the SRQ. */
@@ -53,13 +59,16 @@ final class CreditAllotment {
     private int held;
     private int allotted;
     /**
-     * Posted receives kept for the hellos of connections whose peer has not said it yet (see
-     * {@code CreditWordHandshake}): a hello is sent before any credit, so it must find a posted receive
-     * that no credit stands for.
+     * Hellos expected from peers that have not said them yet (see {@code CreditWordHandshake}): a hello is
+     * sent before any credit, so it must find a posted receive that no credit stands for.
      */
     private int reservedForHellos;
-    /** Of those, the ones a posted receive stands for (the peer was told it may send its hello). */
+    /**
+     * Of those, the ones a posted receive is kept for (the peer was accepted and may send its hello); only
+     * these are taken out of the credits, and there are at most {@link #helloBound}.
+     */
     private int backedHellos;
+    private final int helloBound;
     private int active;
     private final ArrayDeque<Share> waiters = new ArrayDeque<>();
     /** The waiter being served now: it may take credits ahead of the queue. */
@@ -72,6 +81,7 @@ final class CreditAllotment {
         this.depth = depth;
         this.cap = cap;
         this.free = depth;
+        this.helloBound = Math.max(1, depth / 2);
     }
 
     private static boolean isActive(Share s) {
@@ -100,7 +110,7 @@ final class CreditAllotment {
         if (s.left || (!waiters.isEmpty() && turn != s)) {
             return 0;
         }
-        return Math.max(0, Math.min(shareLimit(s) - s.granted - s.held, posted - allotted - reservedForHellos));
+        return Math.max(0, Math.min(shareLimit(s) - s.granted - s.held, posted - allotted - keptForHellos()));
     }
 
     /** Allots {@code n} credits to {@code s} (at most {@link #available}). */
@@ -177,9 +187,12 @@ final class CreditAllotment {
         reservedForHellos++;
     }
 
-    /** Whether one more kept receive can be backed by a posted one now (then it counts as backed). */
+    /**
+     * Whether one more expected hello can have a posted receive kept for it now (then it counts as backed):
+     * never more than {@link #helloBound} at a time.
+     */
     boolean backHello() {
-        if (backedHellos < reservedForHellos && posted - allotted > backedHellos) {
+        if (backedHellos < reservedForHellos && backedHellos < helloBound && posted - allotted > backedHellos) {
             backedHellos++;
             return true;
         }
@@ -260,9 +273,27 @@ final class CreditAllotment {
         return allotted;
     }
 
-    /** Posted receives promised to nobody yet. */
+    /** Posted receives promised to nobody yet (and not kept for a hello). */
     int unallotted() {
-        return posted - allotted - reservedForHellos;
+        return posted - allotted - keptForHellos();
+    }
+
+    /**
+     * Posted receives no credit may take: one for each expected hello, up to {@link #helloBound} (so that
+     * hellos waiting for one are served by the next refill, before credits, however many connections
+     * want credits meanwhile; and however many peers never send theirs, they hold no more than the bound).
+     */
+    private int keptForHellos() {
+        return Math.min(reservedForHellos, helloBound);
+    }
+
+    /** The most posted receives kept for hellos at a time: half the depth, at least 1. */
+    int helloBound() {
+        return helloBound;
+    }
+
+    int backedHellos() {
+        return backedHellos;
     }
 
     int active() {
@@ -271,8 +302,8 @@ final class CreditAllotment {
 
     /** Throws when the bookkeeping is inconsistent (for tests and assertions). */
     void check() {
-        if (allotted > posted || allotted < 0 || posted < 0 || free < 0 || held < 0
-                || posted + free + held != depth) {
+        if (allotted + backedHellos > posted || backedHellos > helloBound || allotted < 0 || posted < 0
+                || free < 0 || held < 0 || posted + free + held != depth) {
             throw new IllegalStateException("SRQ allotment inconsistent: " + this);
         }
     }
@@ -280,6 +311,7 @@ final class CreditAllotment {
     @Override
     public String toString() {
         return "CreditAllotment{depth " + depth + ", posted " + posted + ", free " + free + ", held " + held
-                + ", allotted " + allotted + ", active " + active + ", waiting " + waiters.size() + "}";
+                + ", allotted " + allotted + ", hellos kept " + backedHellos + " of " + reservedForHellos
+                + ", active " + active + ", waiting " + waiters.size() + "}";
     }
 }

@@ -155,6 +155,9 @@ final class CreditWordHandshake {
             return;
         }
         established = true;
+        if (sharedReceive != null) {
+            sharedReceive.established(); // the peer's hello is due from now (a bounded wait on an SRQ)
+        }
         if (window == null) {
             bound = true;
             maybeSendHello();

@@ -17,6 +17,7 @@ import io.reactiverdma.reactive.impl.support.EngineTimer;
 import io.reactiverdma.reactive.ConnectionClosedException;
 import io.reactiverdma.reactive.ConnectionEvent;
 import io.reactiverdma.reactive.OperationType;
+import io.reactiverdma.reactive.PeerProtocolException;
 import io.reactiverdma.reactive.RdmaCompletionException;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaMemory;
@@ -93,7 +94,19 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     private boolean flushRequested;
     private java.util.concurrent.ScheduledFuture<?> drainWatchdog;
     /** This connection as its device's owner of its QP number (one instance: unregister removes only it). */
-    private final io.reactiverdma.reactive.impl.device.QueuePairOwner qpOwner = this::queuePairFailed;
+    /** This connection's QP as the device's async events see it (unregistered by this same owner only). */
+    private final io.reactiverdma.reactive.impl.device.QueuePairOwner qpOwner =
+            new io.reactiverdma.reactive.impl.device.QueuePairOwner() {
+                @Override
+                public void queuePairFailed(io.reactiverdma.verbs.AsyncEventType type) {
+                    EngineConnection.this.queuePairFailed(type);
+                }
+
+                @Override
+                public void lastWorkRequestReached() {
+                    poller.execute(receive::lastWorkRequestReached);
+                }
+            };
 
     /** Sees every event of this connection (the server forwards them to its own flux). */
     public interface ConnectionEventListener {
@@ -132,7 +145,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         this.handshake = new CreditWordHandshake(description, resources.qp, pending, this, metrics, server,
                 resources.creditWord, resources.creditWindow, send, srq == null ? null : receive, this::close);
         if (srq != null) {
-            receive.useShared(srq.join(resources.qp.qpNum(), receive, this::close));
+            receive.useShared(srq.join(resources.qp, receive, this::close, config.option(RdmaOption.ACCEPT_TIMEOUT)));
         }
         metrics.connections(1);
         device.register(resources.qp.qpNum(), qpOwner);
@@ -525,7 +538,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         if (drainWatchdog != null) {
             drainWatchdog.cancel(false);
         }
-        cm.execute(() -> {
+        Runnable destroy = () -> {
             rejectUnaccepted(); // a release without the close's disconnect (its poller failed)
             cm.unregister(id);
             resources.deallocateWindow();
@@ -541,7 +554,15 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
                 EngineLog.error(description + ": rdma_destroy_id failed", e);
             }
             poller.execute(this::finish);
-        });
+        };
+        if (receive.isShared()) {
+            // On a shared receive queue the QP (in ERR: the disconnect was queued before) is destroyed only once
+            // it consumes no more SRQ receives and the completions of those it did are polled: mlx providers
+            // drop a destroyed QP's unpolled completions, and their SRQ receives with them.
+            cm.execute(() -> poller.execute(() -> receive.beforeDestroy(() -> cm.execute(destroy))));
+        } else {
+            cm.execute(destroy);
+        }
     }
 
     /** Poller thread, after the QP and the id are gone. */
@@ -558,7 +579,9 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         }
         state = State.CLOSED;
         Throwable cause = closeCause;
-        boolean failed = cause instanceof RdmaCompletionException || poller.failure() != null;
+        // A peer that broke the protocol: the handler's receive() says how (PeerProtocolException).
+        boolean failed = cause instanceof RdmaCompletionException || cause instanceof PeerProtocolException
+                || poller.failure() != null;
         receive.finish(failed ? cause : null);
         windows.endAll();
         resources.device.unregister(resources.qp.qpNum(), qpOwner);

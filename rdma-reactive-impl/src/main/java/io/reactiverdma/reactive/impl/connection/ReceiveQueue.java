@@ -159,6 +159,34 @@ final class ReceiveQueue {
         return finished;
     }
 
+    boolean isShared() {
+        return shared != null;
+    }
+
+    /** ESTABLISHED: on a shared receive queue, the wait for the peer's hello is bounded from now. Poller thread. */
+    void established() {
+        if (shared != null) {
+            shared.established();
+        }
+    }
+
+    /** On a shared receive queue: runs {@code destroy} once the QP may be destroyed. Poller thread. */
+    void beforeDestroy(Runnable destroy) {
+        shared.beforeDestroy(destroy);
+    }
+
+    /** QP_LAST_WQE_REACHED for this connection's QP (only a QP on a shared receive queue has it). Poller thread. */
+    void lastWorkRequestReached() {
+        if (shared != null) {
+            shared.lastWorkRequestReached();
+        }
+    }
+
+    /** The connection started closing (its QP is destroyed only after this). */
+    boolean isClosing() {
+        return closing;
+    }
+
     boolean creditsAgreed() {
         return flow.credits();
     }

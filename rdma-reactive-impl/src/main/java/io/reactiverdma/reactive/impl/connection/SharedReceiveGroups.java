@@ -36,6 +36,8 @@ public final class SharedReceiveGroups {
     }
 
     private final Map<Key, Entry> groups = new HashMap<>();
+    /** Groups' SRQs the device reported broken and replaced, still used by servers until they release them. */
+    private final List<Entry> broken = new java.util.ArrayList<>();
 
     /**
      * The SRQ a server with {@code config} uses on {@code device} (a new one for a server of no group, or the
@@ -50,6 +52,11 @@ public final class SharedReceiveGroups {
         }
         Key key = new Key(device, group);
         Entry e = groups.get(key);
+        if (e != null && e.srq.isBroken()) { // SRQ_ERR: the group's next connections get a new one
+            groups.remove(key);
+            broken.add(e);
+            e = null;
+        }
         if (e == null) {
             e = new Entry(SharedReceives.create(device, config), config);
             groups.put(key, e);
@@ -73,6 +80,17 @@ public final class SharedReceiveGroups {
             if (e.srq == srq) {
                 if (--e.users == 0) {
                     groups.remove(m.getKey());
+                    srq.close(done);
+                } else {
+                    done.run();
+                }
+                return;
+            }
+        }
+        for (Entry e : broken) {
+            if (e.srq == srq) {
+                if (--e.users == 0) {
+                    broken.remove(e);
                     srq.close(done);
                 } else {
                     done.run();

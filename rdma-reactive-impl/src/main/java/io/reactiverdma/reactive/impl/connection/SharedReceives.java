@@ -2,6 +2,7 @@ package io.reactiverdma.reactive.impl.connection;
 
 import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.OperationType;
+import io.reactiverdma.reactive.PeerProtocolException;
 import io.reactiverdma.reactive.RdmaCompletionException;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaOption;
@@ -15,13 +16,17 @@ import io.reactiverdma.reactive.impl.device.EngineBuffer;
 import io.reactiverdma.reactive.impl.device.SharedReceiveQueueOwner;
 import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
 import io.reactiverdma.reactive.impl.support.EngineLog;
+import io.reactiverdma.reactive.impl.support.EngineTimer;
 import io.reactiverdma.reactive.impl.verbs.PostRefusedException;
+import io.reactiverdma.reactive.impl.verbs.QueuePair;
 import io.reactiverdma.reactive.impl.verbs.SharedReceiveQueue;
 import io.reactiverdma.natives.Errno;
 import io.reactiverdma.verbs.AsyncEventType;
 import io.reactiverdma.verbs.ReceiveWorkRequests;
 import io.reactiverdma.verbs.WcStatus;
 
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
 import java.util.function.Consumer;
 
 /**
@@ -36,6 +41,11 @@ import java.util.function.Consumer;
  * quarter of its depth). Created on the rdma_cm thread; everything else runs on the poller thread.
  */
 public final class SharedReceives implements CompletionTarget, SharedReceiveQueueOwner {
+    /**
+     * How long a closing connection's QP waits for QP_LAST_WQE_REACHED before it is destroyed anyway (a device
+     * that does not report it; an event lost).
+     */
+    static final Duration LAST_WQE_WAIT = Duration.ofSeconds(2);
     /** The most receives posted in one chain. */
     private static final int CHAIN = 256;
 
@@ -61,21 +71,36 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
     private final java.util.ArrayDeque<Member> helloWaiters = new java.util.ArrayDeque<>();
     private boolean refilling;
     private boolean closed;
+    /** SRQ_ERR was reported: nothing is posted any more, and no connection may join (volatile: rdma_cm reads it). */
+    private volatile boolean broken;
 
     /** One connection's membership: its share of the SRQ and its receive queue. Poller thread. */
     final class Member extends CreditAllotment.Share {
         final int qpNum;
+        private final QueuePair qp;
         final ReceiveQueue receive;
         private final Consumer<Throwable> fail;
+        /** How long a kept receive waits for the peer's hello before the connection is closed. */
+        private final Duration helloDeadline;
         private boolean helloExpected;
         /** Runs when a posted receive is kept for the peer's hello (while it waits for one). */
         private Runnable helloKept;
         private boolean helloBacked;
+        private ScheduledFuture<?> helloTimer;
+        /** Its peer sent without a credit: its QP was moved to ERR and its connection is closing. */
+        private boolean offended;
+        /** QP_LAST_WQE_REACHED came: its QP consumes no more receives of the SRQ. */
+        private boolean lastWqeReached;
+        /** The destruction of its QP, waiting for {@link #lastWqeReached}. */
+        private Runnable pendingDestroy;
+        private ScheduledFuture<?> destroyTimer;
 
-        Member(int qpNum, ReceiveQueue receive, Consumer<Throwable> fail) {
-            this.qpNum = qpNum;
+        Member(QueuePair qp, ReceiveQueue receive, Consumer<Throwable> fail, Duration helloDeadline) {
+            this.qpNum = qp.qpNum();
+            this.qp = qp;
             this.receive = receive;
             this.fail = fail;
+            this.helloDeadline = helloDeadline;
         }
 
         /**
@@ -106,11 +131,38 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
             helloExpected = true;
             allotment.reserveHello();
             if (helloWaiters.isEmpty() && allotment.backHello()) {
-                helloBacked = true;
-                kept.run();
+                backed(kept);
             } else {
                 helloKept = kept;
                 helloWaiters.add(this);
+            }
+        }
+
+        /** A posted receive is kept for the peer's hello: the peer is accepted now ({@code kept}). */
+        private void backed(Runnable kept) {
+            helloBacked = true;
+            kept.run();
+        }
+
+        /**
+         * The connection is ESTABLISHED: its peer must say its hello within the deadline, or its connection
+         * closes and the receive kept for it serves the next one. Without this, peers that never say it would
+         * keep their receives for as long as they stay connected. (From ESTABLISHED, not from the accept: under
+         * load the accept may wait its turn on the rdma_cm thread.) Poller thread.
+         */
+        void established() {
+            if (helloExpected && helloTimer == null) {
+                helloTimer = EngineTimer.schedule(() -> cq.poller.execute(this::helloTimedOut), helloDeadline);
+            }
+        }
+
+        private void helloTimedOut() {
+            if (helloExpected && helloBacked && !left) {
+                PeerProtocolException e = new PeerProtocolException(receive.description() + ": the peer sent no hello "
+                        + "within " + helloDeadline + " (ACCEPT_TIMEOUT) of ESTABLISHED; closed so that the receive kept "
+                        + "for it on the " + description + " serves another", PeerProtocolException.Violation.HELLO_TIMEOUT);
+                EngineLog.warn(e.getMessage());
+                fail.accept(e);
             }
         }
 
@@ -122,7 +174,75 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
                 helloWaiters.remove(this);
                 allotment.helloDone(helloBacked, arrived);
                 helloBacked = false;
+                if (helloTimer != null) {
+                    helloTimer.cancel(false);
+                    helloTimer = null;
+                }
             }
+        }
+
+        /**
+         * Its peer sent a message without a credit, which took a receive that may have been promised to
+         * another connection: the QP goes to ERR now, on this thread (not later through the rdma_cm thread),
+         * so that it takes no more of them, and the connection closes. Poller thread.
+         */
+        private void sentWithoutCredit() {
+            if (offended) {
+                return;
+            }
+            offended = true;
+            if (!receive.isClosing()) { // before the close, the QP surely exists: its destruction follows it
+                try {
+                    qp.toError();
+                } catch (RuntimeException e) {
+                    EngineLog.debug(receive.description() + ": moving the QP to ERR failed: " + e);
+                }
+            }
+            PeerProtocolException e = new PeerProtocolException(receive.description() + ": the peer sent a message "
+                    + "without a credit (it overran its share of the " + description + "); not delivered",
+                    PeerProtocolException.Violation.SENT_WITHOUT_CREDIT);
+            EngineLog.warn(e.getMessage());
+            fail.accept(e);
+        }
+
+        /**
+         * Runs {@code destroy} once the QP (in ERR) may be destroyed: after QP_LAST_WQE_REACHED (or
+         * {@link #LAST_WQE_WAIT} without it) and a poll that empties the CQ, so every receive it consumed
+         * is handled first (the IB spec's order for a QP on an SRQ; mlx providers drop a destroyed QP's
+         * unpolled completions, and their SRQ receives would be lost). Poller thread.
+         */
+        void beforeDestroy(Runnable destroy) {
+            pendingDestroy = destroy;
+            if (lastWqeReached) {
+                quiesced(true);
+            } else {
+                destroyTimer = EngineTimer.schedule(() -> cq.poller.execute(() -> quiesced(false)), LAST_WQE_WAIT);
+            }
+        }
+
+        void lastWorkRequestReached() {
+            lastWqeReached = true;
+            if (pendingDestroy != null) {
+                quiesced(true);
+            }
+        }
+
+        private void quiesced(boolean reached) {
+            Runnable destroy = pendingDestroy;
+            if (destroy == null) {
+                return;
+            }
+            pendingDestroy = null;
+            if (destroyTimer != null) {
+                destroyTimer.cancel(false);
+                destroyTimer = null;
+            }
+            if (!reached) {
+                EngineLog.debug(receive.description() + ": no QP_LAST_WQE_REACHED within " + LAST_WQE_WAIT
+                        + "; destroying its QP after draining the CQ");
+            }
+            cq.poller.pollUntilEmpty();
+            destroy.run();
         }
 
         /** A message of this connection's was released: its buffer goes back to the SRQ. */
@@ -169,8 +289,10 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
         // Room for the SRQ's receives and for the sends of many connections (each reserves its own).
         this.cq = device.dedicatedCq(config, depth + (1 << 15), metrics);
         SharedReceiveQueue q = null;
+        boolean reserved = false;
         try {
-            if (!cq.tryReserve(depth)) {
+            reserved = cq.tryReserve(depth);
+            if (!reserved) {
                 throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
                         "SHARED_RECEIVE_QUEUE_DEPTH " + depth + " exceeds the device's max_cqe on " + device.context().name());
             }
@@ -188,7 +310,7 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
             if (q != null) {
                 q.close();
             }
-            device.releaseCq(cq, depth);
+            device.releaseCq(cq, reserved ? depth : 0); // stops its poller: nothing else reserved it
             throw e;
         }
         this.srq = q;
@@ -213,10 +335,29 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
         return cq.poller;
     }
 
-    /** Makes {@code receive} (of the QP {@code qpNum}) receive from this SRQ; {@code fail} closes its connection. */
-    Member join(int qpNum, ReceiveQueue receive, Consumer<Throwable> fail) {
-        Member m = new Member(qpNum, receive, fail);
-        cq.poller.run(() -> members.put(qpNum, m));
+    /** Whether the device reported this SRQ broken ({@code SRQ_ERR}): a server replaces it. Any thread. */
+    public boolean isBroken() {
+        return broken;
+    }
+
+    /**
+     * Makes {@code receive} (of {@code qp}) receive from this SRQ; {@code fail} closes its connection, and
+     * {@code helloDeadline} bounds the wait for its peer's hello once a receive is kept for it. rdma_cm thread.
+     */
+    Member join(QueuePair qp, ReceiveQueue receive, Consumer<Throwable> fail, Duration helloDeadline) {
+        Member m = new Member(qp, receive, fail, helloDeadline);
+        cq.poller.run(() -> {
+            Member old = members.get(m.qpNum);
+            if (old != null) {
+                // A reused QP number while the connection that had it has not left yet: completions of its
+                // destroyed QP may still be in the CQ, and they would be this connection's messages. Refused.
+                m.left = true;
+                fail.accept(new RdmaException(receive.description() + ": QP number " + m.qpNum + " is still used "
+                        + "on the " + description + " by a connection that has not left yet"));
+                return;
+            }
+            members.put(m.qpNum, m);
+        });
         return m;
     }
 
@@ -253,6 +394,12 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
             return;
         }
         boolean credited = allotment.consumed(m);
+        if (!credited && success && m.receive.creditsAgreed()) {
+            // Not delivered: it took a receive promised to another connection, whose buffer goes back now.
+            released(m, index, generations.current(index));
+            m.sentWithoutCredit();
+            return;
+        }
         if (!success) {
             released(m, index, generations.current(index));
             metrics.completionError(WcStatus.of(status).name());
@@ -265,10 +412,6 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
             return;
         }
         m.receive.sharedArrived(buffers[index], index, generations.current(index), opcode, byteLen, imm, wcFlags);
-        if (!credited && m.receive.creditsAgreed()) {
-            m.fail.accept(new RdmaException(m.receive.description() + ": the peer sent a message without a credit "
-                    + "(it overran its share of the shared receive queue)"));
-        }
     }
 
     @Override
@@ -353,20 +496,17 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
         }
     }
 
-    /** Each connection waiting when this starts gets one turn at most (a waiter at its share waits again). */
     /** Keeps posted receives for the hellos that wait for one, in order, as far as the refill allows. */
     private void serveHelloWaiters() {
         while (!helloWaiters.isEmpty() && allotment.backHello()) {
             Member m = helloWaiters.poll();
-            m.helloBacked = true;
             Runnable kept = m.helloKept;
             m.helloKept = null;
-            if (kept != null) {
-                kept.run();
-            }
+            m.backed(kept != null ? kept : () -> { });
         }
     }
 
+    /** Each connection waiting when this starts gets one turn at most (a waiter at its share waits again). */
     private void serveWaiters() {
         int turns = allotment.waiting();
         while (turns-- > 0 && allotment.unallotted() > 0) {
@@ -410,6 +550,7 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
                     + " (async event " + type + ")");
             EngineLog.error(e.getMessage(), e);
             closed = true; // nothing is posted any more
+            broken = true;
             forEachMember(m -> m.fail.accept(e));
         });
     }

@@ -121,6 +121,12 @@ final class AsyncEventReader {
                     owner.queuePairFailed(e.type());
                 }
             }
+            case QP_LAST_WQE_REACHED -> {
+                QueuePairOwner owner = l.resources().ownerOf(e.qpNum());
+                if (owner != null) {
+                    owner.lastWorkRequestReached();
+                }
+            }
             case CQ_ERR -> {
                 CompletionQueueHandle h = l.resources().handleOf(e.cq());
                 if (h != null) {

@@ -106,6 +106,25 @@ public final class LoopbackCompletionQueue implements CompletionQueue {
         return overflow;
     }
 
+    /** Removes the unpolled completions of QP {@code qpNum} (an mlx-like destroy); returns how many. */
+    synchronized int clean(int qpNum) {
+        int before = queue.size() + held.size();
+        queue.removeIf(c -> c.qpNum() == qpNum);
+        int heldBefore = held.size();
+        held.removeIf(c -> c.qpNum() == qpNum);
+        device.resources.outstanding(-(heldBefore - held.size())); // held ones still counted as outstanding
+        int n = before - queue.size() - held.size();
+        cleaned += n;
+        return n;
+    }
+
+    /** Completions removed by {@link #clean} so far. */
+    private long cleaned;
+
+    public synchronized long cleaned() {
+        return cleaned;
+    }
+
     void releaseHeld() {
         int overflowed = 0;
         synchronized (this) {

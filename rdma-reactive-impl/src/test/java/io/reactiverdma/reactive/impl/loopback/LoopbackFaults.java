@@ -171,6 +171,25 @@ public final class LoopbackFaults {
         q.pd.device.raise(new AsyncEventInfo(type, -1, q.qpNum(), null));
     }
 
+    /** An SRQ async event ({@code SRQ_ERR}, {@code SRQ_LIMIT_REACHED}) for {@code srq}. */
+    public void raiseSrqEvent(io.reactiverdma.reactive.impl.verbs.SharedReceiveQueue srq, AsyncEventType type) {
+        LoopbackSharedReceiveQueue q = (LoopbackSharedReceiveQueue) srq;
+        q.pd.device.raise(new AsyncEventInfo(type, -1, -1, null, q));
+    }
+
+    /**
+     * The next QPs created get these numbers, in order, even one a live QP has: a device never does that, but
+     * it models the window in which rxe, which hands QP numbers out cyclically, reuses a destroyed QP's number
+     * while the engine still has that QP's completions to handle.
+     */
+    public void nextQpNumbers(int... numbers) {
+        synchronized (stack.givenQpNums) {
+            for (int n : numbers) {
+                stack.givenQpNums.add(n);
+            }
+        }
+    }
+
     /** CQ_ERR for {@code cq}. */
     public void raiseCqEvent(CompletionQueue cq) {
         LoopbackCompletionQueue q = (LoopbackCompletionQueue) cq;

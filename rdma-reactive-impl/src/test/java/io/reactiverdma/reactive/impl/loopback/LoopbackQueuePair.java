@@ -344,6 +344,10 @@ public final class LoopbackQueuePair implements QueuePair {
     void enterError() {
         if (state == State.INIT || state == State.RTS) {
             state = State.ERR;
+            if (srq != null) { // it consumes no more SRQ receives (deliveries are synchronous here)
+                pd.device.raise(new io.reactiverdma.reactive.impl.verbs.AsyncEventInfo(
+                        io.reactiverdma.verbs.AsyncEventType.QP_LAST_WQE_REACHED, -1, qpNum, null));
+            }
         }
         if (state == State.ERR) {
             stack.wire.scheduleFlush(this);
@@ -378,6 +382,9 @@ public final class LoopbackQueuePair implements QueuePair {
             rq.clear();
             pd.queuePairs.remove(this);
             cq.queuePairs.remove(this);
+            if (stack.cleanCqOnDestroy) {
+                cq.clean(qpNum);
+            }
         }
         pd.device.resources.remove(LoopbackResources.Kind.QUEUE_PAIR, this);
     }

@@ -46,6 +46,8 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
     final boolean memoryWindows;
     /** Whether a UD receive's undefined first 20 GRH bytes are garbage (real NICs) rather than zero (rxe). */
     final boolean undefinedGrhBytes;
+    /** mlx4/mlx5-like: destroying a QP removes its unpolled completions (see {@link Builder#cleanCqOnDestroy}). */
+    final boolean cleanCqOnDestroy;
     private final List<LoopbackDevice> devices;
     private final Map<InetAddress, LoopbackDevice> byAddress = new LinkedHashMap<>();
     private final ScheduledThreadPoolExecutor executor;
@@ -65,6 +67,7 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         this.rnrRetryFromPeer = b.rnrRetryFromPeer;
         this.memoryWindows = b.memoryWindows;
         this.undefinedGrhBytes = b.undefinedGrhBytes;
+        this.cleanCqOnDestroy = b.cleanCqOnDestroy;
         List<LoopbackDevice> list = new ArrayList<>();
         for (Builder.Spec s : b.devices) {
             LoopbackDevice d = new LoopbackDevice(this, s.name, nextKey(), s.addresses, b.maxCqe, b.maxQpRdAtom);
@@ -106,6 +109,7 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         private boolean rnrRetryFromPeer;
         private boolean memoryWindows = true;
         private boolean undefinedGrhBytes;
+        private boolean cleanCqOnDestroy;
 
         /** A device with these IP addresses (literal IPv4/IPv6 addresses). */
         public Builder device(String name, String... addresses) {
@@ -156,6 +160,19 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
          */
         public Builder undefinedGrhBytes(boolean garbage) {
             this.undefinedGrhBytes = garbage;
+            return this;
+        }
+
+        /**
+         * Behave like the mlx4/mlx5 providers when a QP is destroyed: its completions not polled yet are removed
+         * from its CQ ({@code __mlx5_cq_clean}), so receives it consumed from an SRQ are never reported (their
+         * SRQ work requests are freed by the provider: gone from the SRQ, and no completion says so). rxe
+         * does not clean (default false): a destroyed QP's completions stay in the CQ to be polled. Either way
+         * a QP on an SRQ raises {@code QP_LAST_WQE_REACHED} when it enters ERR (after which it consumes no
+         * more SRQ receives), as the IB spec requires.
+         */
+        public Builder cleanCqOnDestroy(boolean clean) {
+            this.cleanCqOnDestroy = clean;
             return this;
         }
 
@@ -288,8 +305,18 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
     }
 
     int nextQpNum() {
+        synchronized (givenQpNums) {
+            Integer n = givenQpNums.poll();
+            if (n != null) {
+                qpNums.accumulateAndGet(n + 1, Math::max);
+                return n;
+            }
+        }
         return qpNums.getAndIncrement();
     }
+
+    /** QP numbers the next QPs created take, in order (see {@link LoopbackFaults#nextQpNumbers}). */
+    final java.util.ArrayDeque<Integer> givenQpNums = new java.util.ArrayDeque<>();
 
     /** Runs {@code task} on the wire thread, after {@code delayNs} (0: as soon as possible, FIFO). */
     void schedule(Runnable task, long delayNs) {

@@ -33,6 +33,10 @@
  * refused (EINVAL). Unsignaled successful sends give no completion.</li>
  * <li>Zero-length RDMA WRITE/READ check no remote key (IB spec).</li>
  * <li>Completion queue overflow: counted, raises CQ_ERR, and the completion is kept (never dropped).</li>
+ * <li>Shared receive queues as rxe has them ({@link io.reactiverdma.reactive.impl.loopback.LoopbackSharedReceiveQueue});
+ * a QP on an SRQ raises QP_LAST_WQE_REACHED when it enters ERR. Destroying a QP leaves its unpolled
+ * completions in the CQ, as rxe does; with {@code cleanCqOnDestroy} it removes them, as the mlx4/mlx5
+ * providers do (their SRQ receives then vanish without a completion: hardware only, rxe does not clean).</li>
  * <li>rdma_cm: REQ private data padded to 56 bytes, REP to 196, REJ to 148; no listener: REJECTED status 8;
  * rdma_reject and destroying an unanswered request: REJECTED status 28. Both QPs go to RTS at rdma_accept;
  * the ESTABLISHED events follow. Destroying a connected id disconnects (the peer gets DISCONNECTED, the
