@@ -398,6 +398,9 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
             // flush) is posted first, as it was before doorbell batching: the close is ordered after it, and
             // it completes or is flushed like any posted work instead of failing "not posted".
             flush();
+            if (state != State.ESTABLISHED) {
+                return; // the flush's post was refused, and that refusal closed the connection already
+            }
         }
         state = State.CLOSING;
         closeRequested = true;
