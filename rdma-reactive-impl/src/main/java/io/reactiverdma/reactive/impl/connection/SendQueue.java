@@ -18,7 +18,6 @@ import io.reactiverdma.verbs.SendFlags;
 import io.reactiverdma.verbs.SendWorkRequests;
 import io.reactiverdma.verbs.WrOpcode;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -66,6 +65,9 @@ final class SendQueue {
     private final SendWorkRequests chain;
     /** The operation of a fence entry (see {@link #postFence()}): it stands for nothing of the user's. */
     private static final Object FENCE = new Object();
+    /** How an operation posted and never completed ends (see {@link #abandonPosted()}). */
+    private static final String ABANDONED = " was abandoned with its queue pair (destroyed before the operation's "
+            + "completion came: it may have executed)";
     /** The pending entry of each request in {@link #chain}. */
     private final PendingOperation[] chainEntries;
     /** Whether each request in {@link #chain} is inline (its buffer is free once posted). */
@@ -76,7 +78,7 @@ final class SendQueue {
     private int postedCount;
     /** Requests added since the last signalled one. */
     private int sinceSignal;
-    private final ArrayDeque<Operation> waiting = new ArrayDeque<>();
+    private final WaitingOperations waiting = new WaitingOperations();
     /** Live streams (until they end), whose staged messages are served in turn after the waiting operations. */
     private final ArrayList<StreamingSend> streams = new ArrayList<>();
     private int streamTurn;
@@ -167,8 +169,9 @@ final class SendQueue {
 
     /**
      * The subscriber cancelled (or a {@code timeout} fired). Not posted yet: the operation leaves the queue
-     * and drops its holds now, and what waited behind it may go. Posted: it stays pending, and its holds
-     * are dropped only when it leaves the ring, because the device may still read or write its buffer.
+     * (in O(1): see {@link WaitingOperations}) and drops its holds now, and what waited behind it may go.
+     * Posted: it stays pending, and its holds are dropped only when it leaves the ring, because the device
+     * may still read or write its buffer.
      */
     void cancel(Operation op) {
         if (waiting.remove(op)) {
@@ -200,11 +203,25 @@ final class SendQueue {
             return 0;
         }
         for (int i = 0; i < streams.size(); i++) {
-            streams.get(i).requestMore(); // may stage messages at once (an upstream on this thread)
+            StreamingSend s = streams.get(i);
+            try {
+                s.requestMore(); // may stage messages at once (an upstream on this thread)
+            } catch (RuntimeException e) {
+                // Reactive Streams rule 3.16: request() returns normally. A publisher that throws fails its
+                // own stream (which leaves the list), not every flush of the connection from now on.
+                s.fail(new RdmaException(description + ": the publisher of a send(Publisher) threw from "
+                        + "request(n): " + e.getMessage(), e));
+                i--;
+            }
         }
-        appendCreditUpdate();
-        appendReady();
-        return postChain();
+        try {
+            appendCreditUpdate();
+            appendReady();
+        } catch (RuntimeException e) {
+            // Nothing half-built may stay in the chain for the next flush: what was added is not posted.
+            return postChain(e);
+        }
+        return postChain(null);
     }
 
     /** Adds waiting operations, then stream messages in turn, while slots and credits allow. */
@@ -300,16 +317,44 @@ final class SendQueue {
 
     private void appendOperation(Operation op) {
         PendingOperation p = pending.acquire(target, op.type, op, -1, System.nanoTime());
-        boolean inline = op.writeWorkRequest(chain, p.wrId(), inlineLimit);
         flow.posted(op.consumesPeerReceive());
+        int before = chain.count();
+        boolean inline;
+        try {
+            inline = op.writeWorkRequest(chain, p.wrId(), inlineLimit);
+        } catch (RuntimeException e) {
+            unwritten(p, before, e);
+            throw e;
+        }
         added(p, inline);
     }
 
     private void appendStreamMessage(StreamingSend s) {
         PendingOperation p = pending.acquire(target, OperationType.SEND, s, -1, System.nanoTime());
-        boolean inline = s.writeNext(chain, p.wrId(), inlineLimit);
         flow.posted(true);
+        int before = chain.count();
+        boolean inline;
+        try {
+            inline = s.writeNext(chain, p.wrId(), inlineLimit);
+        } catch (RuntimeException e) {
+            unwritten(p, before, e);
+            throw e;
+        }
         added(p, inline);
+    }
+
+    /**
+     * Writing {@code p}'s work request threw: if it got into the chain, it is refused with the chain (see
+     * {@link #postChain}); otherwise it is refused here, so its entry, slot and credit come back either way.
+     */
+    private void unwritten(PendingOperation p, int before, RuntimeException e) {
+        if (chain.count() > before) {
+            chainEntries[before] = p;
+            chainInline[before] = false;
+        } else {
+            refused(p, new RdmaException(description + ": writing a " + p.type + " work request failed: "
+                    + e.getMessage(), e));
+        }
     }
 
     /**
@@ -339,52 +384,73 @@ final class SendQueue {
         }
     }
 
-    /** Posts the chain in one call (its last request signalled); returns the requests the device took. */
-    private int postChain() {
+    /**
+     * Posts the chain in one call (its last request signalled); returns the requests the device took.
+     * {@code buildFailure}: building the chain threw, so none of it is posted (each request in it is refused
+     * with that failure, as if the device had refused the chain at its first request). Whatever happens, the
+     * chain is empty afterwards: a stale request is never posted by a later flush.
+     */
+    private int postChain(RuntimeException buildFailure) {
         int n = chain.count();
-        if (n == 0) {
+        if (n == 0 && buildFailure == null) {
             return 0;
         }
-        chain.addSendFlags(n - 1, SendFlags.SIGNALED);
-        sinceSignal = 0;
-        int accepted = n;
-        RuntimeException failure = null;
+        int accepted = 0;
+        RdmaException refusal = null;
+        boolean prefixUnsignalled = false;
         try {
-            qp.postSend(chain);
-        } catch (PostRefusedException e) {
-            accepted = Math.max(0, Math.min(e.failedIndex(), n));
-            failure = e;
-        } catch (RuntimeException e) {
-            accepted = 0;
-            failure = e;
-        }
-        for (int k = 0; k < accepted; k++) {
-            PendingOperation p = chainEntries[k];
-            posted[(postedHead + postedCount) % posted.length] = p;
-            postedCount++;
-            if (chainInline[k] && p.operation instanceof Operation op) {
-                // The device copied the bytes at post time: the buffer is free now (the op keeps no hold).
-                op.releaseHolds();
+            RuntimeException failure = buildFailure;
+            if (failure == null) {
+                chain.addSendFlags(n - 1, SendFlags.SIGNALED);
+                accepted = n;
+                try {
+                    qp.postSend(chain);
+                } catch (PostRefusedException e) {
+                    accepted = Math.max(0, Math.min(e.failedIndex(), n));
+                    failure = e;
+                } catch (RuntimeException e) {
+                    accepted = 0;
+                    failure = e;
+                }
             }
-        }
-        if (accepted > 0) {
-            metrics.outstanding(accepted);
-        }
-        RdmaException refusal = failure == null ? null : new RdmaException(description + ": ibv_post_send refused "
-                + "work request " + accepted + " of a chain of " + n + " (" + failure.getMessage() + "); it and the "
-                + (n - accepted - 1) + " after it were not posted", failure);
-        for (int k = accepted; k < n; k++) {
-            refused(chainEntries[k], refusal);
-        }
-        boolean prefixUnsignalled = accepted > 0 && accepted < n
-                && (chain.sendFlags(accepted - 1) & SendFlags.SIGNALED) == 0;
-        java.util.Arrays.fill(chainEntries, 0, n, null);
-        chain.clear();
-        if (prefixUnsignalled) {
-            postFence();
+            sinceSignal = 0;
+            for (int k = 0; k < accepted; k++) {
+                PendingOperation p = chainEntries[k];
+                posted[(postedHead + postedCount) % posted.length] = p;
+                postedCount++;
+                if (chainInline[k] && p.operation instanceof Operation op) {
+                    // The device copied the bytes at post time: the buffer is free now (the op keeps no hold).
+                    op.releaseHolds();
+                }
+            }
+            if (accepted > 0) {
+                metrics.outstanding(accepted);
+            }
+            if (buildFailure != null) {
+                refusal = new RdmaException(description + ": building a chain of " + n + " work requests failed ("
+                        + buildFailure + "); none was posted", buildFailure);
+            } else if (failure != null) {
+                refusal = new RdmaException(description + ": ibv_post_send refused work request " + accepted
+                        + " of a chain of " + n + " (" + failure.getMessage() + "); it and the " + (n - accepted - 1)
+                        + " after it were not posted", failure);
+            }
+            prefixUnsignalled = refusal != null && accepted > 0
+                    && (chain.sendFlags(accepted - 1) & SendFlags.SIGNALED) == 0;
+            for (int k = accepted; k < n; k++) {
+                PendingOperation p = chainEntries[k];
+                chainEntries[k] = null;
+                if (p != null) {
+                    refused(p, refusal);
+                }
+            }
+        } finally {
+            java.util.Arrays.fill(chainEntries, 0, n, null);
+            chain.clear();
         }
         if (refusal != null) {
-            refused(refusal);
+            // An unsignalled prefix that no fence ends would never complete: then close at once, and the
+            // close's drain timeout abandons it (it executed, or may have: see abandonPosted).
+            refused(refusal, !prefixUnsignalled || postFence());
         }
         return accepted;
     }
@@ -393,9 +459,9 @@ final class SendQueue {
      * The device took a chain only up to an unsignalled request: nothing would ever complete those
      * requests, so a signalled zero-length RDMA WRITE follows them (no SGE, so no rkey or address is checked:
      * IBA C9-88); its completion, success or flush, ends them in order. It uses the slot of a refused
-     * request. If the device refuses even that, the close's drain timeout abandons them.
+     * request. Returns false when the device refused even that.
      */
-    private void postFence() {
+    private boolean postFence() {
         PendingOperation p = pending.acquire(target, OperationType.CREDIT_UPDATE, FENCE, -1, System.nanoTime());
         chain.add(p.wrId(), WrOpcode.RDMA_WRITE, SendFlags.SIGNALED);
         try {
@@ -403,10 +469,12 @@ final class SendQueue {
             posted[(postedHead + postedCount) % posted.length] = p;
             postedCount++;
             metrics.outstanding(1);
+            return true;
         } catch (RuntimeException e) {
             pending.free(p);
             EngineLog.warn(description + ": the zero-length WRITE that ends a partly refused chain was refused too ("
-                    + e.getMessage() + "); its posted requests end with the close");
+                    + e.getMessage() + "); closing now, its posted requests end with the close");
+            return false;
         } finally {
             chain.clear();
         }
@@ -414,9 +482,10 @@ final class SendQueue {
 
     /**
      * After a refused chain: what waits fails with the refusal, nothing more is posted, and the connection
-     * closes when the requests the device took have completed (at once when there are none).
+     * closes when the requests the device took have completed (at once when there are none, or when
+     * {@code postedWillComplete} is false: nothing would ever complete them).
      */
-    private void refused(RdmaException refusal) {
+    private void refused(RdmaException refusal, boolean postedWillComplete) {
         refusedWith = refusal;
         closed = true;
         Operation op;
@@ -430,7 +499,12 @@ final class SendQueue {
             creditWaitRegistered = false;
             metrics.creditsWaiting(-1);
         }
-        closeIfRefusedAndIdle();
+        if (postedWillComplete) {
+            closeIfRefusedAndIdle();
+        } else {
+            refusedWith = null;
+            postFailed.accept(refusal);
+        }
     }
 
     private void closeIfRefusedAndIdle() {
@@ -446,14 +520,19 @@ final class SendQueue {
         OperationType type = p.type;
         Object operation = p.operation;
         pending.free(p);
-        if (type == OperationType.CREDIT_UPDATE) {
-            flow.advertisementCompleted();
-        } else if (operation instanceof Operation op) {
-            flow.refused(op.consumesPeerReceive());
-            op.fail(error);
-        } else if (operation instanceof StreamingSend s) {
-            flow.refused(true);
-            s.refused(error);
+        try {
+            if (type == OperationType.CREDIT_UPDATE) {
+                flow.advertisementCompleted();
+            } else if (operation instanceof Operation op) {
+                flow.refused(op.consumesPeerReceive());
+                op.fail(error);
+            } else if (operation instanceof StreamingSend s) {
+                flow.refused(true);
+                s.refused(error);
+            }
+        } catch (RuntimeException userCode) {
+            // A subscriber that threw: the other refused requests must still be failed and the chain cleared.
+            EngineLog.error(description + ": signalling the refusal of a " + type + " failed", userCode);
         }
     }
 
@@ -473,17 +552,19 @@ final class SendQueue {
             postedHead = (postedHead + 1) % posted.length;
             postedCount--;
             if (e == p) {
-                finish(e, success, flushed, failure);
+                finish(e, success, flushed, failure, false);
                 break;
             }
-            finish(e, true, false, null);
+            finish(e, true, false, null, false);
         }
         flushRequest.run();
         closeIfRefusedAndIdle();
     }
 
-    /** Frees the entry, counts it, and tells what it stood for. */
-    private void finish(PendingOperation e, boolean success, boolean flushed, Throwable failure) {
+    /**
+     * Frees the entry, counts it (unless {@code abandoned}: no completion came), and tells what it stood for.
+     */
+    private void finish(PendingOperation e, boolean success, boolean flushed, Throwable failure, boolean abandoned) {
         OperationType type = e.type;
         Object operation = e.operation;
         long latencyNs = System.nanoTime() - e.postedNs;
@@ -493,22 +574,30 @@ final class SendQueue {
             return;
         }
         if (type == OperationType.CREDIT_UPDATE) {
-            metrics.completed(type, success, flushed, latencyNs, 0);
+            if (!abandoned) {
+                metrics.completed(type, success, flushed, latencyNs, 0);
+            }
             flow.advertisementCompleted();
             return;
         }
         flow.sendCompleted();
         try {
             if (operation instanceof Operation op) {
-                metrics.completed(type, success, flushed, latencyNs, success ? op.length : 0);
+                if (!abandoned) {
+                    metrics.completed(type, success, flushed, latencyNs, success ? op.length : 0);
+                }
                 if (success) {
                     op.succeed();
                 } else {
-                    op.fail(flushed ? closedError.apply(op.type + " was flushed") : failure);
+                    op.fail(abandoned ? closedError.apply(op.type + ABANDONED)
+                            : flushed ? closedError.apply(op.type + " was flushed") : failure);
                 }
             } else if (operation instanceof StreamingSend s) {
-                metrics.completed(type, success, flushed, latencyNs, success ? s.completedLength() : 0);
-                s.sent(success, flushed ? closedError.apply("SEND of a stream was flushed") : failure);
+                if (!abandoned) {
+                    metrics.completed(type, success, flushed, latencyNs, success ? s.completedLength() : 0);
+                }
+                s.sent(success, abandoned ? closedError.apply("SEND of a stream" + ABANDONED)
+                        : flushed ? closedError.apply("SEND of a stream was flushed") : failure);
             }
         } catch (RuntimeException userCode) {
             // A subscriber that threw: the ring walk must go on, or entries would be left half-finished.
@@ -537,8 +626,9 @@ final class SendQueue {
 
     /**
      * The QP was destroyed without the completions of what is still posted arriving (drain timeout, failed
-     * poller): each fails as flushed. The device no longer touches the buffers, so dropping the holds is
-     * safe now.
+     * poller, a refused chain whose unsignalled prefix nothing completes): each fails as abandoned, which
+     * says that it may have executed (it was not flushed: a flush would have given its completion). The
+     * device no longer touches the buffers, so dropping the holds is safe now.
      */
     void abandonPosted() {
         while (postedCount > 0) {
@@ -546,7 +636,7 @@ final class SendQueue {
             posted[postedHead] = null;
             postedHead = (postedHead + 1) % posted.length;
             postedCount--;
-            finish(e, false, true, null);
+            finish(e, false, false, null, true);
         }
     }
 }
