@@ -90,6 +90,10 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     /** A flush is requested for the end of the poller's cycle (see {@link #flush()}). */
     private boolean flushRequested;
     private java.util.concurrent.ScheduledFuture<?> drainWatchdog;
+    /** Completions of this connection's work so far: what {@link IdleProbe} watches. */
+    private long completions;
+    /** Null while not established, or with {@code IDLE_PROBE_INTERVAL} zero. */
+    private IdleProbe idleProbe;
 
     /** Sees every event of this connection (the server forwards them to its own flux). */
     public interface ConnectionEventListener {
@@ -272,6 +276,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
                 state = State.ESTABLISHED;
                 handshake.established(); // the bind of this side's credit window goes first
                 send.established(); // the flush at the end of this cycle posts receives, credits and sends
+                idleProbe = IdleProbe.start(poller, send, () -> completions,
+                        config.option(RdmaOption.IDLE_PROBE_INTERVAL));
             }
             if (state == State.ESTABLISHED) {
                 if (then != null) {
@@ -300,12 +306,15 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     /** Poller thread: one completion of this connection's work. */
     @Override
     public void onCompletion(PendingOperation p, int status, int opcode, int vendorErr, int byteLen, int imm, int wcFlags) {
+        completions++;
         OperationType type = p.type;
         boolean success = status == WcStatus.SUCCESS.value();
         boolean flushed = status == WcStatus.WR_FLUSH_ERR.value();
         RdmaCompletionException failure = null;
         if (!success && !flushed) {
-            failure = new RdmaCompletionException(type, status, WcStatus.of(status).name(), vendorErr, description);
+            failure = new RdmaCompletionException(type, status, WcStatus.of(status).name(), vendorErr,
+                    p.operation == SendQueue.PROBE ? description + " (its idle probe, a zero-length RDMA WRITE posted "
+                            + "after " + config.option(RdmaOption.IDLE_PROBE_INTERVAL) + " without traffic)" : description);
             metrics.completionError(WcStatus.of(status).name());
             if (closeCause == null) {
                 closeCause = failure; // the close below and every flush after it name this as the cause
@@ -404,6 +413,9 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         }
         state = State.CLOSING;
         closeRequested = true;
+        if (idleProbe != null) {
+            idleProbe.stop();
+        }
         send.close();
         receive.close();
         cm.execute(this::disconnect);

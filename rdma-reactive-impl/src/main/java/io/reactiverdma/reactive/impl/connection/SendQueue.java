@@ -65,6 +65,8 @@ final class SendQueue {
     private final SendWorkRequests chain;
     /** The operation of a fence entry (see {@link #postFence()}): it stands for nothing of the user's. */
     private static final Object FENCE = new Object();
+    /** The operation of an idle probe (see {@link #probe()}): it stands for nothing of the user's either. */
+    static final Object PROBE = new Object();
     /** How an operation posted and never completed ends (see {@link #abandonPosted()}). */
     private static final String ABANDONED = " was abandoned with its queue pair (destroyed before the operation's "
             + "completion came: it may have executed)";
@@ -100,6 +102,8 @@ final class SendQueue {
      */
     private RdmaException refusedWith;
     private boolean creditWaitRegistered;
+    /** {@link IdleProbe} asked for a probe: the next flush with a free slot posts it. */
+    private boolean probeDue;
 
     SendQueue(String description, QueuePair qp, PendingOperations pending, CompletionTarget target,
             CompletionPoller poller, PollerClient client, FlowControl flow, ControlWords.Slot creditWord,
@@ -217,6 +221,7 @@ final class SendQueue {
         try {
             appendCreditUpdate();
             appendReady();
+            appendProbe();
         } catch (RuntimeException e) {
             // Nothing half-built may stay in the chain for the next flush: what was added is not posted.
             return postChain(e);
@@ -247,6 +252,31 @@ final class SendQueue {
             }
             appendStreamMessage(s);
         }
+    }
+
+    /**
+     * {@link IdleProbe}: the connection has been quiet for its interval. The next flush posts a signalled
+     * zero-length RDMA WRITE: no SGE, so the peer's device checks no rkey or address (IBA C9-88) and writes
+     * nothing, and it consumes no receive, so it needs no credit and works against any RC peer. Its
+     * acknowledgement is all it is for; without one, RETRY_EXC_ERR closes the connection.
+     */
+    void probe() {
+        if (established && !closed) {
+            probeDue = true;
+            flushRequest.run();
+        }
+    }
+
+    /** Adds the probe when one is due and a slot is free (it takes one like any WRITE; a credit it needs not). */
+    private void appendProbe() {
+        if (!probeDue || closed || blocked(false)) {
+            return;
+        }
+        probeDue = false;
+        PendingOperation p = pending.acquire(target, OperationType.WRITE, PROBE, -1, System.nanoTime());
+        flow.posted(false);
+        chain.add(p.wrId(), WrOpcode.RDMA_WRITE, 0);
+        added(p, false);
     }
 
     /** The next stream with a staged message, in turn, or null when none has one. */
@@ -523,6 +553,8 @@ final class SendQueue {
         try {
             if (type == OperationType.CREDIT_UPDATE) {
                 flow.advertisementCompleted();
+            } else if (operation == PROBE) {
+                flow.refused(false);
             } else if (operation instanceof Operation op) {
                 flow.refused(op.consumesPeerReceive());
                 op.fail(error);
@@ -571,6 +603,10 @@ final class SendQueue {
         pending.free(e);
         metrics.outstanding(-1);
         if (operation == FENCE) {
+            return;
+        }
+        if (operation == PROBE) {
+            flow.sendCompleted();
             return;
         }
         if (type == OperationType.CREDIT_UPDATE) {

@@ -30,6 +30,11 @@ public final class EngineTimer {
         return TIMER.getQueue().size();
     }
 
+    /** Runs {@code task} (which must only hand work over) every {@code period}, the first time after one. */
+    public static ScheduledFuture<?> every(Runnable task, Duration period) {
+        return TIMER.scheduleAtFixedRate(task, period.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
     /** Runs {@code task} (which must only hand work over) after {@code delay}. */
     public static ScheduledFuture<?> schedule(Runnable task, Duration delay) {
         return TIMER.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
