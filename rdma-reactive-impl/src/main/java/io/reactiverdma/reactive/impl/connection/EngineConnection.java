@@ -313,7 +313,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         RdmaCompletionException failure = null;
         if (!success && !flushed) {
             failure = new RdmaCompletionException(type, status, WcStatus.of(status).name(), vendorErr,
-                    p.operation == SendQueue.PROBE ? description + " (its idle probe, a zero-length RDMA WRITE posted "
+                    p.operation == PostedRequests.PROBE ? description + " (its idle probe, a zero-length RDMA WRITE posted "
                             + "after " + config.option(RdmaOption.IDLE_PROBE_INTERVAL) + " without traffic)" : description);
             metrics.completionError(WcStatus.of(status).name());
             if (closeCause == null) {

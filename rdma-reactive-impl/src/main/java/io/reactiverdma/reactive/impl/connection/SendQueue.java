@@ -63,21 +63,12 @@ final class SendQueue {
     private final EngineMetrics metrics;
     /** The chain being built: at most every slot plus the credit update's. */
     private final SendWorkRequests chain;
-    /** The operation of a fence entry (see {@link #postFence()}): it stands for nothing of the user's. */
-    private static final Object FENCE = new Object();
-    /** The operation of an idle probe (see {@link #probe()}): it stands for nothing of the user's either. */
-    static final Object PROBE = new Object();
-    /** How an operation posted and never completed ends (see {@link #abandonPosted()}). */
-    private static final String ABANDONED = " was abandoned with its queue pair (destroyed before the operation's "
-            + "completion came: it may have executed)";
     /** The pending entry of each request in {@link #chain}. */
     private final PendingOperation[] chainEntries;
     /** Whether each request in {@link #chain} is inline (its buffer is free once posted). */
     private final boolean[] chainInline;
-    /** Posted requests not finished yet, in post order: a ring of {@code capacity} entries. */
-    private final PendingOperation[] posted;
-    private int postedHead;
-    private int postedCount;
+    /** Posted requests not finished yet, in post order. */
+    private final PostedRequests posted;
     /** Requests added since the last signalled one. */
     private int sinceSignal;
     private final WaitingOperations waiting = new WaitingOperations();
@@ -127,7 +118,7 @@ final class SendQueue {
         this.chain = new SendWorkRequests(capacity, 1);
         this.chainEntries = new PendingOperation[capacity];
         this.chainInline = new boolean[capacity];
-        this.posted = new PendingOperation[capacity];
+        this.posted = new PostedRequests(description, capacity, pending, flow, metrics, closedError);
     }
 
     CompletionPoller poller() {
@@ -150,7 +141,7 @@ final class SendQueue {
 
     /** Work requests posted and not finished yet (user operations, stream messages and credit updates). */
     int outstanding() {
-        return postedCount;
+        return posted.count();
     }
 
     int waitingCount() {
@@ -273,7 +264,7 @@ final class SendQueue {
             return;
         }
         probeDue = false;
-        PendingOperation p = pending.acquire(target, OperationType.WRITE, PROBE, -1, System.nanoTime());
+        PendingOperation p = pending.acquire(target, OperationType.WRITE, PostedRequests.PROBE, -1, System.nanoTime());
         flow.posted(false);
         chain.add(p.wrId(), WrOpcode.RDMA_WRITE, 0);
         added(p, false);
@@ -446,8 +437,7 @@ final class SendQueue {
             sinceSignal = 0;
             for (int k = 0; k < accepted; k++) {
                 PendingOperation p = chainEntries[k];
-                posted[(postedHead + postedCount) % posted.length] = p;
-                postedCount++;
+                posted.add(p);
                 if (chainInline[k] && p.operation instanceof Operation op) {
                     // The device copied the bytes at post time: the buffer is free now (the op keeps no hold).
                     op.releaseHolds();
@@ -492,12 +482,11 @@ final class SendQueue {
      * request. Returns false when the device refused even that.
      */
     private boolean postFence() {
-        PendingOperation p = pending.acquire(target, OperationType.CREDIT_UPDATE, FENCE, -1, System.nanoTime());
+        PendingOperation p = pending.acquire(target, OperationType.CREDIT_UPDATE, PostedRequests.FENCE, -1, System.nanoTime());
         chain.add(p.wrId(), WrOpcode.RDMA_WRITE, SendFlags.SIGNALED);
         try {
             qp.postSend(chain);
-            posted[(postedHead + postedCount) % posted.length] = p;
-            postedCount++;
+            posted.add(p);
             metrics.outstanding(1);
             return true;
         } catch (RuntimeException e) {
@@ -538,7 +527,7 @@ final class SendQueue {
     }
 
     private void closeIfRefusedAndIdle() {
-        if (refusedWith != null && postedCount == 0) {
+        if (refusedWith != null && posted.count() == 0) {
             RdmaException refusal = refusedWith;
             refusedWith = null;
             postFailed.accept(refusal);
@@ -553,7 +542,7 @@ final class SendQueue {
         try {
             if (type == OperationType.CREDIT_UPDATE) {
                 flow.advertisementCompleted();
-            } else if (operation == PROBE) {
+            } else if (operation == PostedRequests.PROBE) {
                 flow.refused(false);
             } else if (operation instanceof Operation op) {
                 flow.refused(op.consumesPeerReceive());
@@ -574,71 +563,9 @@ final class SendQueue {
      * finished exactly once; then the next flush may use the freed slots.
      */
     void completed(PendingOperation p, boolean success, boolean flushed, Throwable failure) {
-        while (true) {
-            if (postedCount == 0) {
-                throw new IllegalStateException(description + ": a send completion for a work request that is not "
-                        + "posted (" + p.type + ")");
-            }
-            PendingOperation e = posted[postedHead];
-            posted[postedHead] = null;
-            postedHead = (postedHead + 1) % posted.length;
-            postedCount--;
-            if (e == p) {
-                finish(e, success, flushed, failure, false);
-                break;
-            }
-            finish(e, true, false, null, false);
-        }
+        posted.completed(p, success, flushed, failure);
         flushRequest.run();
         closeIfRefusedAndIdle();
-    }
-
-    /**
-     * Frees the entry, counts it (unless {@code abandoned}: no completion came), and tells what it stood for.
-     */
-    private void finish(PendingOperation e, boolean success, boolean flushed, Throwable failure, boolean abandoned) {
-        OperationType type = e.type;
-        Object operation = e.operation;
-        long latencyNs = System.nanoTime() - e.postedNs;
-        pending.free(e);
-        metrics.outstanding(-1);
-        if (operation == FENCE) {
-            return;
-        }
-        if (operation == PROBE) {
-            flow.sendCompleted();
-            return;
-        }
-        if (type == OperationType.CREDIT_UPDATE) {
-            if (!abandoned) {
-                metrics.completed(type, success, flushed, latencyNs, 0);
-            }
-            flow.advertisementCompleted();
-            return;
-        }
-        flow.sendCompleted();
-        try {
-            if (operation instanceof Operation op) {
-                if (!abandoned) {
-                    metrics.completed(type, success, flushed, latencyNs, success ? op.length : 0);
-                }
-                if (success) {
-                    op.succeed();
-                } else {
-                    op.fail(abandoned ? closedError.apply(op.type + ABANDONED)
-                            : flushed ? closedError.apply(op.type + " was flushed") : failure);
-                }
-            } else if (operation instanceof StreamingSend s) {
-                if (!abandoned) {
-                    metrics.completed(type, success, flushed, latencyNs, success ? s.completedLength() : 0);
-                }
-                s.sent(success, abandoned ? closedError.apply("SEND of a stream" + ABANDONED)
-                        : flushed ? closedError.apply("SEND of a stream was flushed") : failure);
-            }
-        } catch (RuntimeException userCode) {
-            // A subscriber that threw: the ring walk must go on, or entries would be left half-finished.
-            EngineLog.error(description + ": signalling the outcome of a " + type + " failed", userCode);
-        }
     }
 
     /** The connection closes: nothing more is posted, and what waits fails now. */
@@ -660,19 +587,8 @@ final class SendQueue {
         }
     }
 
-    /**
-     * The QP was destroyed without the completions of what is still posted arriving (drain timeout, failed
-     * poller, a refused chain whose unsignalled prefix nothing completes): each fails as abandoned, which
-     * says that it may have executed (it was not flushed: a flush would have given its completion). The
-     * device no longer touches the buffers, so dropping the holds is safe now.
-     */
+    /** The QP was destroyed without the completions of what is still posted arriving: see {@link PostedRequests#abandonAll}. */
     void abandonPosted() {
-        while (postedCount > 0) {
-            PendingOperation e = posted[postedHead];
-            posted[postedHead] = null;
-            postedHead = (postedHead + 1) % posted.length;
-            postedCount--;
-            finish(e, false, false, null, true);
-        }
+        posted.abandonAll();
     }
 }

@@ -25,9 +25,9 @@ public final class EngineTimer {
     private EngineTimer() {
     }
 
-    /** For tests: the tasks scheduled and not run or cancelled yet. */
-    public static int scheduledCount() {
-        return TIMER.getQueue().size();
+    /** For tests: whether {@code task} is still in the timer's queue (a cancelled one must not be). */
+    public static boolean holds(ScheduledFuture<?> task) {
+        return TIMER.getQueue().contains(task);
     }
 
     /** Runs {@code task} (which must only hand work over) every {@code period}, the first time after one. */
