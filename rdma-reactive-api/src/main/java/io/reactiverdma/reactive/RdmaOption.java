@@ -145,7 +145,9 @@ public final class RdmaOption<T> {
      * answers it, a plain rdma_cm program too, and the peer's application sees nothing). A live peer's device
      * acknowledges it; a peer whose host died or is cut off does not, and the probe fails with
      * {@code RETRY_EXC_ERR} after the transport's retry bound (see {@link #ACK_TIMEOUT}), which closes the
-     * connection with that {@link RdmaCompletionException}. RC retransmits only while something is
+     * connection with that {@link RdmaCompletionException}; a probe neither acknowledged nor failed within
+     * another interval (a QP that retries longer, or forever) closes it with a
+     * {@link ConnectionClosedException}. RC retransmits only while something is
      * outstanding, so without a probe an idle connection never learns that its peer is gone. A busy connection
      * is never probed. Default 20 s (UCX's keepalive interval and RSocket's); {@link Duration#ZERO} turns it
      * off; otherwise 1 ms to 2^31-1 ms.

@@ -192,6 +192,30 @@ final class IdlePeerProbeScenario {
         return detected;
     }
 
+    /**
+     * As {@link #aDeadIdlePeerIsDetectedWithinTheBound}, on a stack whose transport retries for longer than
+     * the probe interval (or forever: rxe with the RETRY_COUNT 7 of a plain librdmacm peer): the probe is
+     * neither acknowledged nor failed, and its own deadline (another interval) closes the connection, with
+     * a {@code ConnectionClosedException} (so {@code receive()} completes), within 2.5 x the interval (plus
+     * {@code slack}, which includes the close's drain timeout: the probe is still being retried).
+     */
+    Duration aDeadIdlePeerIsDetectedByTheProbesDeadline(Runnable killClientHost, Duration slack) {
+        startServer(interval);
+        RdmaConnection c = connect(Duration.ZERO);
+        echo(c, 1);
+        RdmaConnection s = serverSide(0);
+        BufferPool pool = (BufferPool) s.memory();
+        long t0 = System.nanoTime();
+        killClientHost.run();
+        StepVerifier.create(s.onDispose()).expectComplete().verify(interval.multipliedBy(5).dividedBy(2).plus(slack));
+        Duration detected = Duration.ofNanos(System.nanoTime() - t0);
+        assertEquals(null, ends.get(s).join(), "receive() completes: the close cause is no completion error");
+        awaitCondition(() -> server.connectionCount() == 0, wait, () -> "server connections: " + server.connectionCount());
+        awaitCondition(() -> pool.pooledBytesInUse() == 0, wait,
+                () -> "pooled bytes still in use: " + pool.pooledBytesInUse());
+        return detected;
+    }
+
     private static void awaitCondition(BooleanSupplier condition, Duration within, java.util.function.Supplier<String> what) {
         long deadline = System.nanoTime() + within.toNanos();
         while (!condition.getAsBoolean()) {

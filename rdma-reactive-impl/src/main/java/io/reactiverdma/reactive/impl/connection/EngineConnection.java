@@ -277,7 +277,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
                 handshake.established(); // the bind of this side's credit window goes first
                 send.established(); // the flush at the end of this cycle posts receives, credits and sends
                 idleProbe = IdleProbe.start(poller, send, () -> completions,
-                        config.option(RdmaOption.IDLE_PROBE_INTERVAL));
+                        config.option(RdmaOption.IDLE_PROBE_INTERVAL), description, this::close);
             }
             if (state == State.ESTABLISHED) {
                 if (then != null) {
@@ -316,6 +316,11 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
                     p.operation == PostedRequests.PROBE ? description + " (its idle probe, a zero-length RDMA WRITE posted "
                             + "after " + config.option(RdmaOption.IDLE_PROBE_INTERVAL) + " without traffic)" : description);
             metrics.completionError(WcStatus.of(status).name());
+            if (p.operation == PostedRequests.PROBE) {
+                // Nobody else would hear of it (nothing of the user's was outstanding): say why it closes.
+                EngineLog.warn(description + ": its idle probe was not acknowledged (" + WcStatus.of(status).name()
+                        + "); the peer is gone, closing");
+            }
             if (closeCause == null) {
                 closeCause = failure; // the close below and every flush after it name this as the cause
             }
