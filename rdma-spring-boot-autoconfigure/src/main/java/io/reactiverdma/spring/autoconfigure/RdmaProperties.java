@@ -155,7 +155,8 @@ public class RdmaProperties {
 
         /**
          * A connection quiet for this long is probed with a zero-length RDMA WRITE, so a dead idle peer closes it
-         * with RETRY_EXC_ERR within 1.25 x this + the retry bound; 0 turns it off (0, or 1ms..2^31-1ms).
+         * (the probe's RETRY_EXC_ERR, or its deadline) within 2.5 x this at most; 0 turns it off (0, or
+         * 1ms..2^31-1ms).
          */
         private Duration idleProbeInterval = Duration.ofSeconds(20);
 
