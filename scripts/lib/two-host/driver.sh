@@ -279,7 +279,57 @@ gateway_host_death() {
     else pass "$name" "connection failed $(elapsed "$t_asked" "${closed_line%% *}") s after b died (bound $bound s); requests: ${codes[*]} (code@seconds after the kill it was sent; request timeout ${timeout_s} s); health DOWN; reconnected after b came back"; fi
 }
 
-tests=${TWO_HOST_TESTS:-"loss-push-1 loss-pull-1 loss-push-3 loss-pull-3 partition-short partition-long host-death gateway-host-death"}
+# Idle peer detection (docs/failure-semantics.md#idle-peer-detection): an echo server on a (the engine's
+# default IDLE_PROBE_INTERVAL, 20 s), and on b a plain rdma_cm client that connects and then never sends
+# (idle-client.c). With b alive the server's probes (zero-length RDMA WRITEs) leave the connection open
+# for more than a probe interval; then b dies and the server, which has nothing else posted, must close
+# the connection within 1.25 x 20 s + min(the retry bound, 1.25 x 20 s) (the probe's failure or its own
+# deadline: 50 s here, see idle_bound), its QPs gone and its memory registrations not above what it held with the connection open.
+idle_probe_interval=20
+idle_host_death() {
+    local name=idle-host-death elog=$LAB_DIR/a-echo.log pid why=() t_asked t_killed line detect detect_min qps mrs mr_open
+    local idle_bound
+    # The probe after 1 to 1.25 intervals of quiet, then its failure within the retry bound or its own
+    # deadline (another 1 to 1.25 intervals), whichever comes first. The plain client's rdma_connect asks
+    # for RETRY_COUNT 7, which rxe retries forever, so here the deadline decides: 2.5 intervals.
+    idle_bound=$(awk -v i=$idle_probe_interval 'BEGIN { printf "%.2f", 2.5 * i }')
+    if [[ ! -s $LAB_DIR/b.pid ]]; then   # b died in an earlier test: boot it again
+        "$lab_ctl" host boot b >/dev/null || { fail "$name" "cannot boot b again"; return; }
+    fi
+    "$here/run-sample" echo server --host "$RXE_IP" -p 7476 > >(stamp >"$elog") 2>&1 &
+    wait_for "$elog" 'listening' 120 >/dev/null || { fail "$name" "a's echo server did not start"; return; }
+    pid=$(pgrep -n -f 'java .*Echo server .*-p 7476')
+    [[ -n $pid ]] || { fail "$name" "no echo server process"; return; }
+    b_job idle-client "gcc -O2 -o \$LAB_DIR/idle-client $here/idle-client.c -lrdmacm -libverbs && exec \$LAB_DIR/idle-client $LAB_A_IP 7476"
+    wait_for "$elog" 'connection from' 180 >/dev/null || { fail "$name" "b's idle client did not connect: $(tail -n 3 "$LAB_DIR/jobs/idle-client.log" 2>/dev/null | tr '\n' ' ')"; return; }
+    # b alive: probes go out and are acknowledged, the idle connection stays open past an interval.
+    sleep $((idle_probe_interval + idle_probe_interval / 2))
+    if grep -qE 'closed after|failed' "$elog"; then fail "$name" "the connection to the live idle client closed: $(grep -m 1 -E 'closed after|failed' "$elog")"; kill "$pid"; return; fi
+    qps=$(rdma_count qp "$pid"); mr_open=$(rdma_count mr "$pid")
+    ((qps > 0)) || { fail "$name" "no QP of the echo server (pid $pid) is listed with the client connected: cannot check"; kill "$pid"; return; }
+    t_asked=$(now)
+    "$lab_ctl" host kill b >/dev/null
+    t_killed=$(now)
+    # Waits well past the bound, so that a late detection is measured, not only failed.
+    line=$(wait_for "$elog" 'closed after|failed' $(( ${idle_bound%.*} + slack + 180 )))
+    [[ -n $line ]] || { fail "$name" "a's echo server did not close the dead idle connection within $((${idle_bound%.*} + slack + 180)) s"; kill "$pid"; return; }
+    local probe_line
+    probe_line=$(grep -m 1 'idle probe was not acknowledged' "$elog")
+    [[ -n $probe_line ]] || why+=("the close was not the idle probe's: no 'idle probe was not acknowledged' in the log")
+    detect=$(elapsed "$t_asked" "${line%% *}")
+    detect_min=$(elapsed "$t_killed" "${line%% *}")
+    awk -v d="$detect" -v b="$idle_bound" -v s="$slack" 'BEGIN { exit !(d <= b + s) }' \
+        || why+=("detection took $detect s ($detect_min s from the kill's acknowledgement; the probe failed at $(elapsed "$t_killed" "${probe_line%% *}") s), more than the bound $idle_bound s + $slack s")
+    sleep 1
+    qps=$(rdma_count qp "$pid"); mrs=$(rdma_count mr "$pid")
+    ((qps == 0)) || why+=("$qps QP(s) of the echo server still exist after the close")
+    ((mrs <= mr_open)) || why+=("the echo server holds $mrs memory registrations, $mr_open with the connection open")
+    kill "$pid" 2>/dev/null
+    if ((${#why[@]})); then fail "$name" "$(IFS=';'; echo "${why[*]}")"
+    else pass "$name" "a's echo server closed the dead idle connection $detect_min-$detect s after b died (its probe failed $(elapsed "$t_killed" "${probe_line%% *}") s after) (bound 1.25 x ${idle_probe_interval} s + the probe's deadline 1.25 x ${idle_probe_interval} s, since rxe retries the plain client's RETRY_COUNT 7 forever: $idle_bound s; QPs left 0, MRs $mrs of $mr_open); the live idle client stayed connected for $((idle_probe_interval * 3 / 2)) s: $(cut -c1-160 <<<"${line#* }")"; fi
+}
+
+tests=${TWO_HOST_TESTS:-"loss-push-1 loss-pull-1 loss-push-3 loss-pull-3 partition-short partition-long host-death gateway-host-death idle-host-death"}
 wait_for "$LAB_DIR/b-receiver.log" 'listening on' 180 >/dev/null || say "b's receiver is not listening yet"
 for t in $tests; do
     say "== $t at $(date -u +%T)"
@@ -292,6 +342,7 @@ for t in $tests; do
         partition-long) partition_long ;;
         host-death) host_death ;;
         gateway-host-death) gateway_host_death ;;
+        idle-host-death) idle_host_death ;;
         *) fail "$t" "no such test" ;;
     esac
 done

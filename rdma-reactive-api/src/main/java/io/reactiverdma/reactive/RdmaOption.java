@@ -170,12 +170,31 @@ public final class RdmaOption<T> {
                     && d.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) <= 0,
             "a duration from 1 ms to 2^31-1 ms");
 
+    /**
+     * Idle peer detection: a connection on which nothing was posted and nothing completed for this long (give
+     * or take a quarter of it) is probed with a signalled zero-length RDMA WRITE (no data, no rkey: any RC peer
+     * answers it, a plain rdma_cm program too, and the peer's application sees nothing). A live peer's device
+     * acknowledges it; a peer whose host died or is cut off does not, and the probe fails with
+     * {@code RETRY_EXC_ERR} after the transport's retry bound (see {@link #ACK_TIMEOUT}), which closes the
+     * connection with that {@link RdmaCompletionException}; a probe neither acknowledged nor failed within
+     * another interval (a QP that retries longer, or forever) closes it with a
+     * {@link ConnectionClosedException}. RC retransmits only while something is
+     * outstanding, so without a probe an idle connection never learns that its peer is gone. A busy connection
+     * is never probed. Default 20 s (UCX's keepalive interval and RSocket's); {@link Duration#ZERO} turns it
+     * off; otherwise 1 ms to 2^31-1 ms.
+     */
+    public static final RdmaOption<Duration> IDLE_PROBE_INTERVAL = new RdmaOption<>("IDLE_PROBE_INTERVAL",
+            Duration.class, Duration.ofSeconds(20), d -> d.isZero() || d.compareTo(Duration.ofMillis(1)) >= 0
+                    && d.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) <= 0,
+            "0 (off) or a duration from 1 ms to 2^31-1 ms");
+
     /** Every option, for listing and validation. */
     public static final List<RdmaOption<?>> ALL = List.of(SEND_QUEUE_DEPTH, RECEIVE_QUEUE_DEPTH,
             RECEIVE_BUFFER_SIZE, MAX_INLINE_DATA, POLL_BATCH_SIZE, CREDIT_FLOW_CONTROL, COMPLETION_QUEUE_MODE,
             IDLE_STRATEGY, CONNECT_TIMEOUT, READ_ATOMIC_DEPTH, RNR_RETRY_COUNT, MIN_RNR_TIMER, RETRY_COUNT, SIGNAL_INTERVAL,
             ACK_TIMEOUT, TYPE_OF_SERVICE, LOCAL_ADDRESS, COMPLETION_VECTOR, MAX_CONNECTIONS, ACCEPT_TIMEOUT,
-            SHARED_RECEIVE_QUEUE_DEPTH, SHARED_RECEIVE_QUEUE_GROUP, DATAGRAM_ADDRESS_HANDLES, DATAGRAM_PEER_REFRESH);
+            SHARED_RECEIVE_QUEUE_DEPTH, SHARED_RECEIVE_QUEUE_GROUP, DATAGRAM_ADDRESS_HANDLES, DATAGRAM_PEER_REFRESH,
+            IDLE_PROBE_INTERVAL);
 
     private final String name;
     private final Class<T> type;

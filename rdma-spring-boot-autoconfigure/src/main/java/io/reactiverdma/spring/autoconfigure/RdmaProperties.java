@@ -159,6 +159,21 @@ public class RdmaProperties {
         /** Completion vector of the connections' completion queues, modulo the device's count (0..1023). */
         private int completionVector = 0;
 
+        /**
+         * A connection quiet for this long is probed with a zero-length RDMA WRITE, so a dead idle peer closes it
+         * (the probe's RETRY_EXC_ERR, or its deadline) within 2.5 x this at most; 0 turns it off (0, or
+         * 1ms..2^31-1ms).
+         */
+        private Duration idleProbeInterval = Duration.ofSeconds(20);
+
+        public Duration getIdleProbeInterval() {
+            return idleProbeInterval;
+        }
+
+        public void setIdleProbeInterval(Duration idleProbeInterval) {
+            this.idleProbeInterval = idleProbeInterval;
+        }
+
         public int getAckTimeout() {
             return ackTimeout;
         }

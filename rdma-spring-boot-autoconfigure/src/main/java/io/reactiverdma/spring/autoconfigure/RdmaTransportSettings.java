@@ -105,6 +105,7 @@ final class RdmaTransportSettings {
         option("retry-count", RdmaOption.RETRY_COUNT, t.getRetryCount());
         option("ack-timeout", RdmaOption.ACK_TIMEOUT, t.getAckTimeout());
         option("completion-vector", RdmaOption.COMPLETION_VECTOR, t.getCompletionVector());
+        option("idle-probe-interval", RdmaOption.IDLE_PROBE_INTERVAL, t.getIdleProbeInterval());
     }
 
     private PollerIdleStrategy idleStrategy(RdmaProperties.Transport t) {

@@ -81,6 +81,7 @@ class RdmaAutoConfigurationTest {
                 "reactive-rdma.client.retry-count=2",
                 "reactive-rdma.client.ack-timeout=14",
                 "reactive-rdma.client.completion-vector=3",
+                "reactive-rdma.client.idle-probe-interval=5s",
                 "reactive-rdma.client.type-of-service=96",
                 "reactive-rdma.client.local-address=10.77.0.2")
                 .run(ctx -> {
@@ -102,6 +103,7 @@ class RdmaAutoConfigurationTest {
                     assertThat(c.option(RdmaOption.RETRY_COUNT)).isEqualTo(2);
                     assertThat(c.option(RdmaOption.ACK_TIMEOUT)).isEqualTo(14);
                     assertThat(c.option(RdmaOption.COMPLETION_VECTOR)).isEqualTo(3);
+                    assertThat(c.option(RdmaOption.IDLE_PROBE_INTERVAL)).isEqualTo(Duration.ofSeconds(5));
                     assertThat(c.option(RdmaOption.TYPE_OF_SERVICE)).isEqualTo(96);
                     assertThat(c.option(RdmaOption.LOCAL_ADDRESS)).isEqualTo("10.77.0.2");
                 });

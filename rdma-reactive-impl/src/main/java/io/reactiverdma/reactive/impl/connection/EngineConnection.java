@@ -93,7 +93,6 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     /** A flush is requested for the end of the poller's cycle (see {@link #flush()}). */
     private boolean flushRequested;
     private java.util.concurrent.ScheduledFuture<?> drainWatchdog;
-    /** This connection as its device's owner of its QP number (one instance: unregister removes only it). */
     /** This connection's QP as the device's async events see it (unregistered by this same owner only). */
     private final io.reactiverdma.reactive.impl.device.QueuePairOwner qpOwner =
             new io.reactiverdma.reactive.impl.device.QueuePairOwner() {
@@ -107,6 +106,10 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
                     poller.execute(receive::lastWorkRequestReached);
                 }
             };
+    /** Completions of this connection's work so far: what {@link IdleProbe} watches. */
+    private long completions;
+    /** Null while not established, or with {@code IDLE_PROBE_INTERVAL} zero. */
+    private IdleProbe idleProbe;
 
     /** Sees every event of this connection (the server forwards them to its own flux). */
     public interface ConnectionEventListener {
@@ -343,6 +346,8 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
                 state = State.ESTABLISHED;
                 handshake.established(); // the bind of this side's credit window goes first
                 send.established(); // the flush at the end of this cycle posts receives, credits and sends
+                idleProbe = IdleProbe.start(poller, send, () -> completions,
+                        config.option(RdmaOption.IDLE_PROBE_INTERVAL), description, this::close);
             }
             if (state == State.ESTABLISHED) {
                 if (then != null) {
@@ -371,13 +376,21 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
     /** Poller thread: one completion of this connection's work. */
     @Override
     public void onCompletion(PendingOperation p, int status, int opcode, int vendorErr, int byteLen, int imm, int wcFlags) {
+        completions++;
         OperationType type = p.type;
         boolean success = status == WcStatus.SUCCESS.value();
         boolean flushed = status == WcStatus.WR_FLUSH_ERR.value();
         RdmaCompletionException failure = null;
         if (!success && !flushed) {
-            failure = new RdmaCompletionException(type, status, WcStatus.of(status).name(), vendorErr, description);
+            failure = new RdmaCompletionException(type, status, WcStatus.of(status).name(), vendorErr,
+                    p.operation == PostedRequests.PROBE ? description + " (its idle probe, a zero-length RDMA WRITE posted "
+                            + "after " + config.option(RdmaOption.IDLE_PROBE_INTERVAL) + " without traffic)" : description);
             metrics.completionError(WcStatus.of(status).name());
+            if (p.operation == PostedRequests.PROBE) {
+                // Nobody else would hear of it (nothing of the user's was outstanding): say why it closes.
+                EngineLog.warn(description + ": its idle probe was not acknowledged (" + WcStatus.of(status).name()
+                        + "); the peer is gone, closing");
+            }
             if (closeCause == null) {
                 closeCause = failure; // the close below and every flush after it name this as the cause
             }
@@ -476,9 +489,15 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
             // flush) is posted first, as it was before doorbell batching: the close is ordered after it, and
             // it completes or is flushed like any posted work instead of failing "not posted".
             flush();
+            if (state != State.ESTABLISHED) {
+                return; // the flush's post was refused, and that refusal closed the connection already
+            }
         }
         state = State.CLOSING;
         closeRequested = true;
+        if (idleProbe != null) {
+            idleProbe.stop();
+        }
         send.close();
         receive.close();
         handshake.close();

@@ -45,6 +45,10 @@ public final class Operation implements Runnable, Subscription {
     private boolean succeeded;
     private boolean holdsReleased;
     private boolean signalled;
+    // ---- the links of WaitingOperations (poller thread only)
+    boolean waiting;
+    Operation previousWaiting;
+    Operation nextWaiting;
 
     public Operation(SendQueue queue, OperationType type, MonoSink<Object> sink, EngineBuffer local, boolean ownsLocal,
             int length, long remoteAddress, int rkey, long compareAdd, long swap, int immediate) {

@@ -18,7 +18,6 @@ import io.reactiverdma.verbs.SendFlags;
 import io.reactiverdma.verbs.SendWorkRequests;
 import io.reactiverdma.verbs.WrOpcode;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -64,19 +63,15 @@ final class SendQueue {
     private final EngineMetrics metrics;
     /** The chain being built: at most every slot plus the credit update's. */
     private final SendWorkRequests chain;
-    /** The operation of a fence entry (see {@link #postFence()}): it stands for nothing of the user's. */
-    private static final Object FENCE = new Object();
     /** The pending entry of each request in {@link #chain}. */
     private final PendingOperation[] chainEntries;
     /** Whether each request in {@link #chain} is inline (its buffer is free once posted). */
     private final boolean[] chainInline;
-    /** Posted requests not finished yet, in post order: a ring of {@code capacity} entries. */
-    private final PendingOperation[] posted;
-    private int postedHead;
-    private int postedCount;
+    /** Posted requests not finished yet, in post order. */
+    private final PostedRequests posted;
     /** Requests added since the last signalled one. */
     private int sinceSignal;
-    private final ArrayDeque<Operation> waiting = new ArrayDeque<>();
+    private final WaitingOperations waiting = new WaitingOperations();
     /** Live streams (until they end), whose staged messages are served in turn after the waiting operations. */
     private final ArrayList<StreamingSend> streams = new ArrayList<>();
     private int streamTurn;
@@ -98,6 +93,8 @@ final class SendQueue {
      */
     private RdmaException refusedWith;
     private boolean creditWaitRegistered;
+    /** {@link IdleProbe} asked for a probe: the next flush with a free slot posts it. */
+    private boolean probeDue;
 
     SendQueue(String description, QueuePair qp, PendingOperations pending, CompletionTarget target,
             CompletionPoller poller, PollerClient client, FlowControl flow, ControlWords.Slot creditWord,
@@ -121,7 +118,7 @@ final class SendQueue {
         this.chain = new SendWorkRequests(capacity, 1);
         this.chainEntries = new PendingOperation[capacity];
         this.chainInline = new boolean[capacity];
-        this.posted = new PendingOperation[capacity];
+        this.posted = new PostedRequests(description, capacity, pending, flow, metrics, closedError);
     }
 
     CompletionPoller poller() {
@@ -144,7 +141,7 @@ final class SendQueue {
 
     /** Work requests posted and not finished yet (user operations, stream messages and credit updates). */
     int outstanding() {
-        return postedCount;
+        return posted.count();
     }
 
     int waitingCount() {
@@ -167,8 +164,9 @@ final class SendQueue {
 
     /**
      * The subscriber cancelled (or a {@code timeout} fired). Not posted yet: the operation leaves the queue
-     * and drops its holds now, and what waited behind it may go. Posted: it stays pending, and its holds
-     * are dropped only when it leaves the ring, because the device may still read or write its buffer.
+     * (in O(1): see {@link WaitingOperations}) and drops its holds now, and what waited behind it may go.
+     * Posted: it stays pending, and its holds are dropped only when it leaves the ring, because the device
+     * may still read or write its buffer.
      */
     void cancel(Operation op) {
         if (waiting.remove(op)) {
@@ -200,11 +198,26 @@ final class SendQueue {
             return 0;
         }
         for (int i = 0; i < streams.size(); i++) {
-            streams.get(i).requestMore(); // may stage messages at once (an upstream on this thread)
+            StreamingSend s = streams.get(i);
+            try {
+                s.requestMore(); // may stage messages at once (an upstream on this thread)
+            } catch (RuntimeException e) {
+                // Reactive Streams rule 3.16: request() returns normally. A publisher that throws fails its
+                // own stream (which leaves the list), not every flush of the connection from now on.
+                s.fail(new RdmaException(description + ": the publisher of a send(Publisher) threw from "
+                        + "request(n): " + e.getMessage(), e));
+                i--;
+            }
         }
-        appendCreditUpdate();
-        appendReady();
-        return postChain();
+        try {
+            appendCreditUpdate();
+            appendReady();
+            appendProbe();
+        } catch (RuntimeException e) {
+            // Nothing half-built may stay in the chain for the next flush: what was added is not posted.
+            return postChain(e);
+        }
+        return postChain(null);
     }
 
     /** Adds waiting operations, then stream messages in turn, while slots and credits allow. */
@@ -230,6 +243,31 @@ final class SendQueue {
             }
             appendStreamMessage(s);
         }
+    }
+
+    /**
+     * {@link IdleProbe}: the connection has been quiet for its interval. The next flush posts a signalled
+     * zero-length RDMA WRITE: no SGE, so the peer's device checks no rkey or address (IBA C9-88) and writes
+     * nothing, and it consumes no receive, so it needs no credit and works against any RC peer. Its
+     * acknowledgement is all it is for; without one, RETRY_EXC_ERR closes the connection.
+     */
+    void probe() {
+        if (established && !closed) {
+            probeDue = true;
+            flushRequest.run();
+        }
+    }
+
+    /** Adds the probe when one is due and a slot is free (it takes one like any WRITE; a credit it needs not). */
+    private void appendProbe() {
+        if (!probeDue || closed || blocked(false)) {
+            return;
+        }
+        probeDue = false;
+        PendingOperation p = pending.acquire(target, OperationType.WRITE, PostedRequests.PROBE, -1, System.nanoTime());
+        flow.posted(false);
+        chain.add(p.wrId(), WrOpcode.RDMA_WRITE, 0);
+        added(p, false);
     }
 
     /** The next stream with a staged message, in turn, or null when none has one. */
@@ -300,16 +338,44 @@ final class SendQueue {
 
     private void appendOperation(Operation op) {
         PendingOperation p = pending.acquire(target, op.type, op, -1, System.nanoTime());
-        boolean inline = op.writeWorkRequest(chain, p.wrId(), inlineLimit);
         flow.posted(op.consumesPeerReceive());
+        int before = chain.count();
+        boolean inline;
+        try {
+            inline = op.writeWorkRequest(chain, p.wrId(), inlineLimit);
+        } catch (RuntimeException e) {
+            unwritten(p, before, e);
+            throw e;
+        }
         added(p, inline);
     }
 
     private void appendStreamMessage(StreamingSend s) {
         PendingOperation p = pending.acquire(target, OperationType.SEND, s, -1, System.nanoTime());
-        boolean inline = s.writeNext(chain, p.wrId(), inlineLimit);
         flow.posted(true);
+        int before = chain.count();
+        boolean inline;
+        try {
+            inline = s.writeNext(chain, p.wrId(), inlineLimit);
+        } catch (RuntimeException e) {
+            unwritten(p, before, e);
+            throw e;
+        }
         added(p, inline);
+    }
+
+    /**
+     * Writing {@code p}'s work request threw: if it got into the chain, it is refused with the chain (see
+     * {@link #postChain}); otherwise it is refused here, so its entry, slot and credit come back either way.
+     */
+    private void unwritten(PendingOperation p, int before, RuntimeException e) {
+        if (chain.count() > before) {
+            chainEntries[before] = p;
+            chainInline[before] = false;
+        } else {
+            refused(p, new RdmaException(description + ": writing a " + p.type + " work request failed: "
+                    + e.getMessage(), e));
+        }
     }
 
     /**
@@ -339,52 +405,72 @@ final class SendQueue {
         }
     }
 
-    /** Posts the chain in one call (its last request signalled); returns the requests the device took. */
-    private int postChain() {
+    /**
+     * Posts the chain in one call (its last request signalled); returns the requests the device took.
+     * {@code buildFailure}: building the chain threw, so none of it is posted (each request in it is refused
+     * with that failure, as if the device had refused the chain at its first request). Whatever happens, the
+     * chain is empty afterwards: a stale request is never posted by a later flush.
+     */
+    private int postChain(RuntimeException buildFailure) {
         int n = chain.count();
-        if (n == 0) {
+        if (n == 0 && buildFailure == null) {
             return 0;
         }
-        chain.addSendFlags(n - 1, SendFlags.SIGNALED);
-        sinceSignal = 0;
-        int accepted = n;
-        RuntimeException failure = null;
+        int accepted = 0;
+        RdmaException refusal = null;
+        boolean prefixUnsignalled = false;
         try {
-            qp.postSend(chain);
-        } catch (PostRefusedException e) {
-            accepted = Math.max(0, Math.min(e.failedIndex(), n));
-            failure = e;
-        } catch (RuntimeException e) {
-            accepted = 0;
-            failure = e;
-        }
-        for (int k = 0; k < accepted; k++) {
-            PendingOperation p = chainEntries[k];
-            posted[(postedHead + postedCount) % posted.length] = p;
-            postedCount++;
-            if (chainInline[k] && p.operation instanceof Operation op) {
-                // The device copied the bytes at post time: the buffer is free now (the op keeps no hold).
-                op.releaseHolds();
+            RuntimeException failure = buildFailure;
+            if (failure == null) {
+                chain.addSendFlags(n - 1, SendFlags.SIGNALED);
+                accepted = n;
+                try {
+                    qp.postSend(chain);
+                } catch (PostRefusedException e) {
+                    accepted = Math.max(0, Math.min(e.failedIndex(), n));
+                    failure = e;
+                } catch (RuntimeException e) {
+                    accepted = 0;
+                    failure = e;
+                }
             }
-        }
-        if (accepted > 0) {
-            metrics.outstanding(accepted);
-        }
-        RdmaException refusal = failure == null ? null : new RdmaException(description + ": ibv_post_send refused "
-                + "work request " + accepted + " of a chain of " + n + " (" + failure.getMessage() + "); it and the "
-                + (n - accepted - 1) + " after it were not posted", failure);
-        for (int k = accepted; k < n; k++) {
-            refused(chainEntries[k], refusal);
-        }
-        boolean prefixUnsignalled = accepted > 0 && accepted < n
-                && (chain.sendFlags(accepted - 1) & SendFlags.SIGNALED) == 0;
-        java.util.Arrays.fill(chainEntries, 0, n, null);
-        chain.clear();
-        if (prefixUnsignalled) {
-            postFence();
+            sinceSignal = 0;
+            for (int k = 0; k < accepted; k++) {
+                PendingOperation p = chainEntries[k];
+                posted.add(p);
+                if (chainInline[k] && p.operation instanceof Operation op) {
+                    // The device copied the bytes at post time: the buffer is free now (the op keeps no hold).
+                    op.releaseHolds();
+                }
+            }
+            if (accepted > 0) {
+                metrics.outstanding(accepted);
+            }
+            if (buildFailure != null) {
+                refusal = new RdmaException(description + ": building a chain of " + n + " work requests failed ("
+                        + buildFailure + "); none was posted", buildFailure);
+            } else if (failure != null) {
+                refusal = new RdmaException(description + ": ibv_post_send refused work request " + accepted
+                        + " of a chain of " + n + " (" + failure.getMessage() + "); it and the " + (n - accepted - 1)
+                        + " after it were not posted", failure);
+            }
+            prefixUnsignalled = refusal != null && accepted > 0
+                    && (chain.sendFlags(accepted - 1) & SendFlags.SIGNALED) == 0;
+            for (int k = accepted; k < n; k++) {
+                PendingOperation p = chainEntries[k];
+                chainEntries[k] = null;
+                if (p != null) {
+                    refused(p, refusal);
+                }
+            }
+        } finally {
+            java.util.Arrays.fill(chainEntries, 0, n, null);
+            chain.clear();
         }
         if (refusal != null) {
-            refused(refusal);
+            // An unsignalled prefix that no fence ends would never complete: then close at once, and the
+            // close's drain timeout abandons it (it executed, or may have: see abandonPosted).
+            refused(refusal, !prefixUnsignalled || postFence());
         }
         return accepted;
     }
@@ -393,20 +479,21 @@ final class SendQueue {
      * The device took a chain only up to an unsignalled request: nothing would ever complete those
      * requests, so a signalled zero-length RDMA WRITE follows them (no SGE, so no rkey or address is checked:
      * IBA C9-88); its completion, success or flush, ends them in order. It uses the slot of a refused
-     * request. If the device refuses even that, the close's drain timeout abandons them.
+     * request. Returns false when the device refused even that.
      */
-    private void postFence() {
-        PendingOperation p = pending.acquire(target, OperationType.CREDIT_UPDATE, FENCE, -1, System.nanoTime());
+    private boolean postFence() {
+        PendingOperation p = pending.acquire(target, OperationType.CREDIT_UPDATE, PostedRequests.FENCE, -1, System.nanoTime());
         chain.add(p.wrId(), WrOpcode.RDMA_WRITE, SendFlags.SIGNALED);
         try {
             qp.postSend(chain);
-            posted[(postedHead + postedCount) % posted.length] = p;
-            postedCount++;
+            posted.add(p);
             metrics.outstanding(1);
+            return true;
         } catch (RuntimeException e) {
             pending.free(p);
             EngineLog.warn(description + ": the zero-length WRITE that ends a partly refused chain was refused too ("
-                    + e.getMessage() + "); its posted requests end with the close");
+                    + e.getMessage() + "); closing now, its posted requests end with the close");
+            return false;
         } finally {
             chain.clear();
         }
@@ -414,9 +501,10 @@ final class SendQueue {
 
     /**
      * After a refused chain: what waits fails with the refusal, nothing more is posted, and the connection
-     * closes when the requests the device took have completed (at once when there are none).
+     * closes when the requests the device took have completed (at once when there are none, or when
+     * {@code postedWillComplete} is false: nothing would ever complete them).
      */
-    private void refused(RdmaException refusal) {
+    private void refused(RdmaException refusal, boolean postedWillComplete) {
         refusedWith = refusal;
         closed = true;
         Operation op;
@@ -430,11 +518,16 @@ final class SendQueue {
             creditWaitRegistered = false;
             metrics.creditsWaiting(-1);
         }
-        closeIfRefusedAndIdle();
+        if (postedWillComplete) {
+            closeIfRefusedAndIdle();
+        } else {
+            refusedWith = null;
+            postFailed.accept(refusal);
+        }
     }
 
     private void closeIfRefusedAndIdle() {
-        if (refusedWith != null && postedCount == 0) {
+        if (refusedWith != null && posted.count() == 0) {
             RdmaException refusal = refusedWith;
             refusedWith = null;
             postFailed.accept(refusal);
@@ -446,14 +539,21 @@ final class SendQueue {
         OperationType type = p.type;
         Object operation = p.operation;
         pending.free(p);
-        if (type == OperationType.CREDIT_UPDATE) {
-            flow.advertisementCompleted();
-        } else if (operation instanceof Operation op) {
-            flow.refused(op.consumesPeerReceive());
-            op.fail(error);
-        } else if (operation instanceof StreamingSend s) {
-            flow.refused(true);
-            s.refused(error);
+        try {
+            if (type == OperationType.CREDIT_UPDATE) {
+                flow.advertisementCompleted();
+            } else if (operation == PostedRequests.PROBE) {
+                flow.refused(false);
+            } else if (operation instanceof Operation op) {
+                flow.refused(op.consumesPeerReceive());
+                op.fail(error);
+            } else if (operation instanceof StreamingSend s) {
+                flow.refused(true);
+                s.refused(error);
+            }
+        } catch (RuntimeException userCode) {
+            // A subscriber that threw: the other refused requests must still be failed and the chain cleared.
+            EngineLog.error(description + ": signalling the refusal of a " + type + " failed", userCode);
         }
     }
 
@@ -463,57 +563,9 @@ final class SendQueue {
      * finished exactly once; then the next flush may use the freed slots.
      */
     void completed(PendingOperation p, boolean success, boolean flushed, Throwable failure) {
-        while (true) {
-            if (postedCount == 0) {
-                throw new IllegalStateException(description + ": a send completion for a work request that is not "
-                        + "posted (" + p.type + ")");
-            }
-            PendingOperation e = posted[postedHead];
-            posted[postedHead] = null;
-            postedHead = (postedHead + 1) % posted.length;
-            postedCount--;
-            if (e == p) {
-                finish(e, success, flushed, failure);
-                break;
-            }
-            finish(e, true, false, null);
-        }
+        posted.completed(p, success, flushed, failure);
         flushRequest.run();
         closeIfRefusedAndIdle();
-    }
-
-    /** Frees the entry, counts it, and tells what it stood for. */
-    private void finish(PendingOperation e, boolean success, boolean flushed, Throwable failure) {
-        OperationType type = e.type;
-        Object operation = e.operation;
-        long latencyNs = System.nanoTime() - e.postedNs;
-        pending.free(e);
-        metrics.outstanding(-1);
-        if (operation == FENCE) {
-            return;
-        }
-        if (type == OperationType.CREDIT_UPDATE) {
-            metrics.completed(type, success, flushed, latencyNs, 0);
-            flow.advertisementCompleted();
-            return;
-        }
-        flow.sendCompleted();
-        try {
-            if (operation instanceof Operation op) {
-                metrics.completed(type, success, flushed, latencyNs, success ? op.length : 0);
-                if (success) {
-                    op.succeed();
-                } else {
-                    op.fail(flushed ? closedError.apply(op.type + " was flushed") : failure);
-                }
-            } else if (operation instanceof StreamingSend s) {
-                metrics.completed(type, success, flushed, latencyNs, success ? s.completedLength() : 0);
-                s.sent(success, flushed ? closedError.apply("SEND of a stream was flushed") : failure);
-            }
-        } catch (RuntimeException userCode) {
-            // A subscriber that threw: the ring walk must go on, or entries would be left half-finished.
-            EngineLog.error(description + ": signalling the outcome of a " + type + " failed", userCode);
-        }
     }
 
     /** The connection closes: nothing more is posted, and what waits fails now. */
@@ -535,18 +587,8 @@ final class SendQueue {
         }
     }
 
-    /**
-     * The QP was destroyed without the completions of what is still posted arriving (drain timeout, failed
-     * poller): each fails as flushed. The device no longer touches the buffers, so dropping the holds is
-     * safe now.
-     */
+    /** The QP was destroyed without the completions of what is still posted arriving: see {@link PostedRequests#abandonAll}. */
     void abandonPosted() {
-        while (postedCount > 0) {
-            PendingOperation e = posted[postedHead];
-            posted[postedHead] = null;
-            postedHead = (postedHead + 1) % posted.length;
-            postedCount--;
-            finish(e, false, true, null);
-        }
+        posted.abandonAll();
     }
 }

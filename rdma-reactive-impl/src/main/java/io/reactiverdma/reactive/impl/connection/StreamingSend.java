@@ -64,7 +64,13 @@ final class StreamingSend implements CoreSubscriber<ByteBuffer>, Runnable {
     /** What subscribers hold the connection by: kept reachable while the stream runs. */
     @SuppressWarnings("unused")
     private final Object owner;
-    private Subscription upstream;
+    /** Volatile: with {@link #upstreamUnwanted} a handshake, so a cancel racing onSubscribe is never lost. */
+    private volatile Subscription upstream;
+    /**
+     * Set (before {@link #upstream} is read) when upstream must stop: the result was cancelled, or the stream
+     * ended with upstream still going. An {@link #onSubscribe} that comes later cancels at once.
+     */
+    private volatile boolean upstreamUnwanted;
     /** Messages staged by onNext (upstream's thread; read with acquire on the poller thread). */
     private volatile long produced;
     /** 1 while this object is queued as a task on the poller (set by any thread, cleared by the poller). */
@@ -104,6 +110,10 @@ final class StreamingSend implements CoreSubscriber<ByteBuffer>, Runnable {
     @Override
     public void onSubscribe(Subscription s) {
         upstream = s;
+        if (upstreamUnwanted) {
+            // Cancelled (or ended) between subscribing upstream and this call: nobody else would cancel it.
+            s.cancel();
+        }
         schedule(); // the first request is made on the poller thread, by the next flush
     }
 
@@ -166,6 +176,7 @@ final class StreamingSend implements CoreSubscriber<ByteBuffer>, Runnable {
     /** The result's subscriber cancelled (any thread): upstream stops; what is posted completes first. */
     void cancel() {
         cancelled = true;
+        upstreamUnwanted = true;
         Subscription s = upstream;
         if (s != null) {
             s.cancel();
@@ -227,10 +238,10 @@ final class StreamingSend implements CoreSubscriber<ByteBuffer>, Runnable {
         int n = lengths[slot];
         boolean inline = n > 0 && n <= inlineLimit;
         int i = chain.add(wrId, WrOpcode.SEND, inline ? SendFlags.INLINE : 0);
+        postedCount++; // counted once in the chain, so a refusal of the chain (refused()) takes it back
         if (n > 0) {
             chain.sge(i, staging.address() + (long) slot * slotSize, n, staging.lkey());
         }
-        postedCount++;
         return inline;
     }
 
@@ -278,8 +289,12 @@ final class StreamingSend implements CoreSubscriber<ByteBuffer>, Runnable {
         }
         terminated = true;
         queue.streamEnded(this);
-        if (cancelUpstream && !upstreamDone && upstream != null) {
-            upstream.cancel();
+        if (cancelUpstream && !upstreamDone) {
+            upstreamUnwanted = true;
+            Subscription s = upstream;
+            if (s != null) {
+                s.cancel();
+            }
         }
         releaseStagingIfIdle();
         if (error != null && !cancelled) {

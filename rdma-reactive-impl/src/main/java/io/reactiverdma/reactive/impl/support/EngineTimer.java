@@ -1,9 +1,8 @@
 package io.reactiverdma.reactive.impl.support;
 
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -11,13 +10,29 @@ import java.util.concurrent.TimeUnit;
  * engine's threads. Not a Reactor scheduler, which an application may dispose of.
  */
 public final class EngineTimer {
-    private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
+    private static final ScheduledThreadPoolExecutor TIMER = new ScheduledThreadPoolExecutor(1, r -> {
         Thread t = new Thread(r, "rdma-engine-timer");
         t.setDaemon(true);
         return t;
     });
 
+    static {
+        // A cancelled timer (a connect that succeeded, a close that drained) leaves the queue at once: it would
+        // otherwise keep its task, and so its connection, reachable until it would have fired.
+        TIMER.setRemoveOnCancelPolicy(true);
+    }
+
     private EngineTimer() {
+    }
+
+    /** For tests: whether {@code task} is still in the timer's queue (a cancelled one must not be). */
+    public static boolean holds(ScheduledFuture<?> task) {
+        return TIMER.getQueue().contains(task);
+    }
+
+    /** Runs {@code task} (which must only hand work over) every {@code period}, the first time after one. */
+    public static ScheduledFuture<?> every(Runnable task, Duration period) {
+        return TIMER.scheduleAtFixedRate(task, period.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /** Runs {@code task} (which must only hand work over) after {@code delay}. */

@@ -31,6 +31,15 @@ public final class LoopbackCmId implements CmId {
     State state = State.IDLE;
     volatile boolean closed;
     volatile boolean dead;
+    /** rdma_disconnect calls on this id, refused ones too (under the fabric lock). */
+    private int disconnectCalls;
+
+    /** How often rdma_disconnect was called on this id (an engine calls it once per close). */
+    public int disconnectCalls() {
+        synchronized (stack.lock) {
+            return disconnectCalls;
+        }
+    }
     volatile InetSocketAddress local;
     volatile InetSocketAddress remote;
     LoopbackDevice device;
@@ -473,6 +482,7 @@ public final class LoopbackCmId implements CmId {
     @Override
     public void disconnect() {
         synchronized (stack.lock) {
+            disconnectCalls++;
             open("rdma_disconnect");
             if (qp != null) {
                 qp.enterError(); // librdmacm moves the QP to ERR before asking the kernel
