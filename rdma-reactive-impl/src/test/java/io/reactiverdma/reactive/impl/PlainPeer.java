@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Not thread-safe: one test thread drives it.
  */
-final class PlainPeer implements AutoCloseable {
+public final class PlainPeer implements AutoCloseable {
     /** Receives kept posted for the server's messages (wr_ids 0..RECEIVES-1; sends use larger ones). */
     static final int RECEIVES = 16;
     private static final int SEND_SLOTS = 64;
@@ -69,7 +69,7 @@ final class PlainPeer implements AutoCloseable {
      * Connects to {@code host:port} with {@code rnrRetry} receiver-not-ready retries (0: the first RNR NAK
      * fails the send with RNR_RETRY_EXC_ERR, so a test sees every RNR) and no private data.
      */
-    static PlainPeer connect(RdmaStack stack, String host, int port, int rnrRetry, int bufferSize, Duration wait) {
+    public static PlainPeer connect(RdmaStack stack, String host, int port, int rnrRetry, int bufferSize, Duration wait) {
         CmChannel channel = stack.openCmChannel();
         CmId id = channel.createId(PortSpace.TCP);
         PlainPeer p = new PlainPeer(channel, id, bufferSize);
@@ -103,7 +103,7 @@ final class PlainPeer implements AutoCloseable {
     }
 
     /** Posts a signalled SEND of {@code message} (at most {@code SEND_SLOTS} not completed: one staging slot each). */
-    void send(byte[] message) {
+    public void send(byte[] message) {
         if (message.length > bufferSize) {
             throw new IllegalArgumentException(message.length + " bytes do not fit " + bufferSize);
         }
@@ -120,7 +120,7 @@ final class PlainPeer implements AutoCloseable {
     }
 
     /** Waits for the send posted last to complete; fails naming the status when it did not succeed. */
-    void awaitSent(Duration wait) {
+    public void awaitSent(Duration wait) {
         while (sendsCompleted < sent) {
             pollOne(wait);
             if (last.wrId >= SEND_WR_BASE) {
@@ -136,13 +136,13 @@ final class PlainPeer implements AutoCloseable {
      * Sends {@code message}, waits for its completion and for the server's next message, reposts that
      * receive and returns the message.
      */
-    byte[] request(byte[] message, Duration wait) {
+    public byte[] request(byte[] message, Duration wait) {
         send(message);
         return next(wait);
     }
 
     /** Waits for the server's next message (and the completions of the sends posted), reposts its receive. */
-    byte[] next(Duration wait) {
+    public byte[] next(Duration wait) {
         byte[] reply = null;
         while (reply == null || sendsCompleted < sent) {
             pollOne(wait);

@@ -1,5 +1,6 @@
 package io.reactiverdma.samples.kv;
 
+import io.reactiverdma.reactive.impl.PlainPeer;
 import io.reactiverdma.reactive.impl.verbs.jna.JnaRdmaStack;
 import io.reactiverdma.testsupport.RxeTestSupport;
 import org.junit.jupiter.api.AfterEach;
