@@ -237,64 +237,26 @@ class SharedReceiveQueueEngineTest {
      */
     @Test
     void aCreditPeerSendingWithoutCreditIsClosed() {
-        io.reactiverdma.reactive.impl.verbs.CmChannel channel = stack.openCmChannel();
-        io.reactiverdma.reactive.impl.verbs.CmId id = channel.createId(io.reactiverdma.cm.PortSpace.TCP);
-        io.reactiverdma.reactive.impl.verbs.Registration word = null;
-        io.reactiverdma.reactive.impl.verbs.Registration src = null;
-        io.reactiverdma.reactive.impl.verbs.ProtectionDomain pd = null;
-        io.reactiverdma.reactive.impl.verbs.CompletionQueue cq = null;
-        try {
-            reactor.core.publisher.Sinks.One<RdmaConnection> accepted = reactor.core.publisher.Sinks.one();
-            RdmaTransportConfig config = RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0)
-                    .withOption(RdmaOption.RECEIVE_BUFFER_SIZE, BUFFER)
-                    .withOption(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH, 32)
-                    .withOption(RdmaOption.RECEIVE_QUEUE_DEPTH, 4);
-            // The handler wants everything and releases nothing: 4 credits (its share), then none.
-            server = engine.bind(config, c -> {
-                accepted.tryEmitValue(c);
-                return c.receive().then();
-            }).block(WAIT);
-            assertNotNull(server);
-            id.resolveAddress(null, new InetSocketAddress("127.0.0.1", server.port()), 1000);
-            io.reactiverdma.reactive.impl.loopback.LoopbackFixture.next(channel, io.reactiverdma.cm.CmEventType.ADDR_RESOLVED);
-            id.resolveRoute(1000);
-            io.reactiverdma.reactive.impl.loopback.LoopbackFixture.next(channel, io.reactiverdma.cm.CmEventType.ROUTE_RESOLVED);
-            pd = id.device().allocateProtectionDomain();
-            cq = id.device().createCompletionQueue(64, false, 16, "raw-peer");
-            io.reactiverdma.reactive.impl.verbs.QueuePair qp =
-                    id.createQueuePair(pd, cq, new io.reactiverdma.reactive.impl.verbs.QpSpec(32, 4, 64));
-            word = pd.register(ByteBuffer.allocateDirect(8), io.reactiverdma.verbs.AccessFlags.LOCAL_WRITE
-                    | io.reactiverdma.verbs.AccessFlags.REMOTE_WRITE);
-            src = pd.register(ByteBuffer.allocateDirect(16), io.reactiverdma.verbs.AccessFlags.LOCAL_WRITE);
-            byte[] offer = new io.reactiverdma.reactive.impl.connection.Negotiation(true, word.address(), word.rkey(),
-                    BUFFER).encode();
-            id.connect(new io.reactiverdma.reactive.impl.verbs.ConnectSpec(4, 4, 3, 7, offer));
-            io.reactiverdma.reactive.impl.loopback.LoopbackFixture.next(channel, io.reactiverdma.cm.CmEventType.ESTABLISHED);
+        reactor.core.publisher.Sinks.One<RdmaConnection> accepted = reactor.core.publisher.Sinks.one();
+        RdmaTransportConfig config = RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0)
+                .withOption(RdmaOption.RECEIVE_BUFFER_SIZE, BUFFER)
+                .withOption(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH, 32)
+                .withOption(RdmaOption.RECEIVE_QUEUE_DEPTH, 4);
+        // The handler wants everything and releases nothing: 4 credits (its share), then none.
+        server = engine.bind(config, c -> {
+            accepted.tryEmitValue(c);
+            return c.receive().then();
+        }).block(WAIT);
+        assertNotNull(server);
+        try (RawCreditPeer peer = new RawCreditPeer(stack, "raw credit peer")
+                .connect(new InetSocketAddress("127.0.0.1", server.port()), WAIT)) {
+            assertTrue(peer.awaitEstablished(WAIT), "accepted");
             RdmaConnection s = accepted.asMono().block(WAIT);
             assertNotNull(s);
             assertTrue(s.creditFlowControl(), "credits agreed");
-            for (int i = 0; i < 12; i++) { // its share is 4
-                qp.postSend(io.reactiverdma.reactive.impl.loopback.LoopbackFixture.send(i,
-                        io.reactiverdma.verbs.WrOpcode.SEND, io.reactiverdma.verbs.SendFlags.SIGNALED, src, 0, 16));
-            }
+            peer.sendWithoutCredits(12); // its share is 4
             s.onDispose().block(Duration.ofSeconds(10)); // throws on timeout: the server must close it
             assertTrue(s.isDisposed());
-        } finally {
-            id.destroyQueuePair();
-            id.close();
-            if (word != null) {
-                word.deregister();
-            }
-            if (src != null) {
-                src.deregister();
-            }
-            if (cq != null) {
-                cq.close();
-            }
-            if (pd != null) {
-                pd.close();
-            }
-            channel.close();
         }
     }
 
