@@ -12,13 +12,16 @@
  *         QP's min_rnr_timer (rdma_cm leaves 0 = 655 ms) decides the wait; the server cannot help it.
  *   busy: (optional) busy-poll the completion queues (ibv_poll_cq) instead of waiting for completion events
  *         (rdma_get_send_comp/rdma_get_recv_comp): the next request leaves microseconds after the reply.
+ *   burst: (optional, kv only) all N receives posted, then all N PUTs sent back to back without waiting for a
+ *         reply, then the N replies collected; the time per request is that of its send's completion, which
+ *         includes any RNR NAK the server answered it with.
  *   kv:   first the server's layout handshake, then N PUT_INLINE requests (key "plain-<i>", SIZE value
  *         bytes) to the key-value sample server (samples/.../kv/KvProtocol, big-endian); each response must be
  *         OK and carry the request's id.
  * Prints every request's time from ibv_post_send to the reply's completion (the first separately), then
  * median, max and how many took over 100 ms. Exit status 0 when every reply was right, 1 otherwise.
  * Build: gcc -O2 -o plain-client plain-client.c -lrdmacm -libverbs
- * Usage: plain-client echo|kv SERVER_ADDRESS PORT N SIZE [late] [busy]
+ * Usage: plain-client echo|kv SERVER_ADDRESS PORT N SIZE [late] [busy] [burst]
  */
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
@@ -82,17 +85,19 @@ int main(int argc, char **argv) {
     struct rdma_cm_id *id;
     struct ibv_mr *mr;
     struct ibv_wc wc;
-    static uint8_t rbuf[BUF], sbuf[BUF];
+    static uint8_t rbuf[BUF], sbuf[BUF], *rbufs, *sbufs;
     double *t, t0, total0;
-    int kv, late, n, size, i, len, slow = 0;
+    int kv, late, burst, n, size, i, len, slow = 0;
 
-    late = 0;
+    late = burst = 0;
     for (i = 6; i < argc; i++) {
         late |= !strcmp(argv[i], "late");
         busy |= !strcmp(argv[i], "busy");
+        burst |= !strcmp(argv[i], "burst");
     }
-    if (argc < 6 || argc > 6 + late + busy || (strcmp(argv[1], "echo") && strcmp(argv[1], "kv"))) {
-        fprintf(stderr, "usage: %s echo|kv SERVER_ADDRESS PORT N SIZE [late] [busy]\n", argv[0]);
+    if (argc < 6 || argc > 6 + late + busy + burst || (strcmp(argv[1], "echo") && strcmp(argv[1], "kv"))
+        || (burst && (late || strcmp(argv[1], "kv")))) {
+        fprintf(stderr, "usage: %s echo|kv SERVER_ADDRESS PORT N SIZE [late] [busy] [burst]\n", argv[0]);
         return 2;
     }
     kv = !strcmp(argv[1], "kv");
@@ -110,7 +115,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     memset(&attr, 0, sizeof attr);
-    attr.cap.max_send_wr = attr.cap.max_recv_wr = 1;
+    attr.cap.max_send_wr = attr.cap.max_recv_wr = burst ? n + 1 : 1;
     attr.cap.max_send_sge = attr.cap.max_recv_sge = 1;
     attr.sq_sig_all = 1;
     if (rdma_create_ep(&id, res, NULL, &attr)) {
@@ -146,6 +151,61 @@ int main(int argc, char **argv) {
         }
     }
     total0 = now_ms();
+    if (burst) {
+        struct ibv_mr *rmr, *bsmr;
+        rbufs = calloc(n, BUF);
+        sbufs = calloc(n, BUF);
+        rmr = rdma_reg_msgs(id, rbufs, (size_t) n * BUF);
+        bsmr = rdma_reg_msgs(id, sbufs, (size_t) n * BUF);
+        if (!rmr || !bsmr) {
+            perror("rdma_reg_msgs");
+            return 1;
+        }
+        for (i = 0; i < n; i++) {
+            if (rdma_post_recv(id, NULL, rbufs + (size_t) i * BUF, BUF, rmr)) {
+                perror("rdma_post_recv");
+                return 1;
+            }
+        }
+        total0 = now_ms();
+        for (i = 0; i < n; i++) {
+            uint8_t *b = sbufs + (size_t) i * BUF;
+            char key[32];
+            int k = snprintf(key, sizeof key, "plain-%d", i);
+            b[0] = 1;
+            b[1] = 0;
+            b[2] = k >> 8;
+            b[3] = k;
+            put32(b + 4, (uint32_t) i + 1);
+            put32(b + 8, (uint32_t) size);
+            memcpy(b + 12, key, k);
+            memset(b + 12 + k, 'a' + i % 26, size);
+            if (rdma_post_send(id, NULL, b, 12 + k + size, bsmr, 0)) {
+                perror("rdma_post_send");
+                return 1;
+            }
+        }
+        for (i = 0; i < n; i++) {
+            if (comp(id, id->send_cq, &wc) <= 0 || wc.status != IBV_WC_SUCCESS) {
+                fprintf(stderr, "plain-client: burst send %d: %s\n", i, ibv_wc_status_str(wc.status));
+                return 1;
+            }
+            t[i] = now_ms() - total0;
+        }
+        for (i = 0; i < n; i++) {
+            if (recv_comp(id, "burst reply") < 0) {
+                return 1;
+            }
+        }
+        double all = now_ms() - total0;
+        printf("plain-client: kv (burst): %d PUTs of %d bytes sent back to back, all replies in %.1f ms; send"
+               " completions at ms:", n, size, all);
+        for (i = 0; i < n; i++) {
+            printf(" %.1f", t[i]);
+        }
+        printf("\n");
+        return 0;
+    }
     for (i = 0; i < n; i++) {
         if (!late && i > 0 && rdma_post_recv(id, NULL, rbuf, sizeof rbuf, mr)) {
             perror("rdma_post_recv");
