@@ -103,6 +103,11 @@ public final class RdmaCmId extends NativeResource {
         }
     }
 
+    /** True while a wrapper of the context at {@code verbs} is cached (tests: closing the wrapper prunes it). */
+    static boolean cached(long verbs) {
+        return CONTEXTS.containsKey(verbs);
+    }
+
     private static VerbsContext borrowed(long verbs) {
         return CONTEXTS.compute(verbs, (k, v) -> v != null && !v.isClosed() ? v : holding(k));
     }
@@ -129,8 +134,19 @@ public final class RdmaCmId extends NativeResource {
                 }
             }
         };
+        VerbsContext[] self = new VerbsContext[1];
+        // closing the wrapper also forgets it, so the cache holds only wrappers in use (this runs on close,
+        // never inside the compute that creates the wrapper)
+        Runnable release = () -> {
+            CONTEXTS.remove(verbs, self[0]);
+            if (drop != null) {
+                drop.run();
+            }
+        };
         try {
-            return VerbsContext.borrow(new Pointer(verbs), "ibv_context of librdmacm (" + deviceNameOf(verbs) + ")", drop);
+            self[0] = VerbsContext.borrow(new Pointer(verbs), "ibv_context of librdmacm (" + deviceNameOf(verbs) + ")",
+                    release);
+            return self[0];
         } catch (RuntimeException e) {
             if (drop != null) {
                 drop.run();

@@ -150,9 +150,13 @@ public final class WorkCompletions {
         return buffer.getInt(at(i) + VENDOR_ERR_OFFSET);
     }
 
-    /** Bytes received (receive completions; for UD it includes the 40-byte GRH). */
-    public int byteLen(int i) {
-        return buffer.getInt(at(i) + BYTE_LEN_OFFSET);
+    /**
+     * Bytes received (receive completions; for UD it includes the 40-byte GRH). The field is a {@code u32}
+     * and a message may be as long as the device's {@code max_msg_sz} (2^31 on rxe), so it is returned
+     * unsigned, as a long: never negative.
+     */
+    public long byteLen(int i) {
+        return Integer.toUnsignedLong(buffer.getInt(at(i) + BYTE_LEN_OFFSET));
     }
 
     /**
@@ -214,7 +218,7 @@ public final class WorkCompletions {
         StringBuilder sb = new StringBuilder("wc{wr_id=").append(wrId(i)).append(", status=")
                 .append(WcStatus.of(status)).append(" (").append(Verbs.wcStatusStr(status)).append(')');
         if (status == 0) {
-            sb.append(", opcode=").append(opcode(i)).append(", byte_len=").append(Integer.toUnsignedString(byteLen(i)));
+            sb.append(", opcode=").append(opcode(i)).append(", byte_len=").append(byteLen(i));
             if (hasImmData(i)) {
                 sb.append(", imm=0x").append(Integer.toHexString(immData(i)));
             }

@@ -294,4 +294,15 @@ class FlyweightTest {
         assertTrue(!dev.has(DeviceAttributes.CAP_MEM_WINDOW_TYPE_2B));
         assertNull(Mtu.of(0));
     }
+
+    /** byte_len is a u32: rxe's max_msg_sz is 2^31, so a transfer of 2 GiB must not read as a negative length. */
+    @Test
+    void workCompletionByteLenIsUnsigned() {
+        WorkCompletions w = new WorkCompletions(1);
+        w.buffer().putInt(WorkCompletions.BYTE_LEN_OFFSET, 0x8000_0000);
+        w.count(1);
+        assertEquals(1L << 31, w.byteLen(0));
+        w.buffer().putInt(WorkCompletions.BYTE_LEN_OFFSET, -1);
+        assertEquals(0xFFFF_FFFFL, w.byteLen(0));
+    }
 }

@@ -75,7 +75,7 @@ final class Rxe {
     }
 
     /** One completion copied out of the flyweight, for assertions. */
-    record Wc(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int immData, int wcFlags, int qpNum, int srcQp,
+    record Wc(long wrId, WcStatus status, WcOpcode opcode, long byteLen, int immData, int wcFlags, int qpNum, int srcQp,
             int vendorErr, String text) {
         boolean hasImm() {
             return (wcFlags & WcFlags.WITH_IMM) != 0;

@@ -91,6 +91,18 @@ final class AsyncEventReader {
     }
 
     private void run() {
+        try {
+            read();
+        } finally {
+            // the last reader of this device: its wake-up fd goes too (a reader that took over, after the
+            // handover wait ran out, still uses it)
+            if (!READERS.containsKey(device)) {
+                device.asyncEventsStopped();
+            }
+        }
+    }
+
+    private void read() {
         while (running) {
             AsyncEventInfo e;
             try {

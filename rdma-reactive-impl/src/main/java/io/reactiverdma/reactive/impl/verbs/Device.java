@@ -49,4 +49,11 @@ public interface Device {
 
     /** Makes a thread in {@link #awaitAsyncEvent(long)} return now. Any thread. */
     void wakeupAsyncEvents();
+
+    /**
+     * The last reader of this device's async events stopped: free what reading them held (the real stack's
+     * wake-up eventfd). A later {@link #awaitAsyncEvent(long)} makes it again.
+     */
+    default void asyncEventsStopped() {
+    }
 }

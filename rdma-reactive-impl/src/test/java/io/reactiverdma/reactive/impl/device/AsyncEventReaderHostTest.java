@@ -83,6 +83,13 @@ class AsyncEventReaderHostTest {
         @Override
         public void wakeupAsyncEvents() {
         }
+
+        final java.util.concurrent.atomic.AtomicInteger stopped = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public void asyncEventsStopped() {
+            stopped.incrementAndGet();
+        }
     }
 
     private static long readerThreads(Device d) {
@@ -115,5 +122,26 @@ class AsyncEventReaderHostTest {
         } finally {
             AsyncEventReader.detach(device, two);
         }
+    }
+
+    /**
+     * Native-layer finding 11: the device's wake-up eventfd was never closed. The last reader to stop tells
+     * the device so (once), and not while another reader of the device took over.
+     */
+    @Test
+    void theLastReaderToStopTellsTheDeviceOnce() throws Exception {
+        SlowToWakeDevice device = new SlowToWakeDevice();
+        AsyncEventReader.Listener one = new AsyncEventReader.Listener(null, e -> { }, () -> { });
+        AsyncEventReader.attach(device, one);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (readerThreads(device) == 0 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        AsyncEventReader.detach(device, one);
+        while (readerThreads(device) > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5); // polling a condition, bounded by the deadline
+        }
+        assertEquals(0, readerThreads(device), "the reader stopped");
+        assertEquals(1, device.stopped.get(), "the device heard that its async events are no longer read");
     }
 }

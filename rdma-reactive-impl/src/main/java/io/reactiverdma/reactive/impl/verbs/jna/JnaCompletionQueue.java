@@ -57,9 +57,19 @@ final class JnaCompletionQueue implements CompletionQueue {
         for (int i = 0; i < n; i++) {
             current = i;
             handler.onCompletion(wcs.qpNum(i), wcs.wrId(i), wcs.statusCode(i), wcs.opcodeCode(i), wcs.vendorErr(i),
-                    wcs.byteLen(i), wcs.immData(i), wcs.wcFlags(i));
+                    engineLength(wcs.byteLen(i)), wcs.immData(i), wcs.wcFlags(i));
         }
         return n;
+    }
+
+    /**
+     * byte_len (an unsigned 32-bit count) as the engine's int. Every buffer the engine posts is a Java buffer
+     * (at most Integer.MAX_VALUE bytes), so a receive never reports more; only the completion of a larger
+     * one-sided transfer could, and its count (used for the byte meters only) saturates instead of turning
+     * negative.
+     */
+    static int engineLength(long byteLen) {
+        return (int) Math.min(byteLen, Integer.MAX_VALUE);
     }
 
     @Override

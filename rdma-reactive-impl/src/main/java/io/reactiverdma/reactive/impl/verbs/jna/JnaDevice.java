@@ -117,7 +117,28 @@ final class JnaDevice implements Device {
 
     @Override
     public void wakeupAsyncEvents() {
-        asyncWakeup().signal();
+        WakeupFd w = asyncWakeup;
+        if (w == null) {
+            return; // none yet: no reader waits on it
+        }
+        try {
+            w.signal();
+        } catch (io.reactiverdma.natives.ClosedResourceException stopped) {
+            // the reader stopped on its own (its 1 s wait ran out) and closed it: nobody left to wake
+        }
+    }
+
+    /** Closes the wake-up eventfd (one per device context would otherwise live as long as the JVM). */
+    @Override
+    public void asyncEventsStopped() {
+        WakeupFd w;
+        synchronized (this) {
+            w = asyncWakeup;
+            asyncWakeup = null;
+        }
+        if (w != null) {
+            w.close();
+        }
     }
 
     @Override
