@@ -154,6 +154,10 @@ final class DatagramTrustScenario implements AutoCloseable {
             double received = datagrams(registry, "received");
             int sent = 0;
             while (datagrams(registry, "received") < received + 2) {
+                if (sent >= 100) { // dropped, not received: the subscriber never got them
+                    fail("round " + round + ": " + sent + " datagrams sent, fewer than 2 received (dropped "
+                            + datagrams(registry, "dropped") + ")");
+                }
                 double seen = datagrams(registry, "received") + datagrams(registry, "dropped");
                 sender.send(text("round " + round), to).block(wait);
                 sent++;

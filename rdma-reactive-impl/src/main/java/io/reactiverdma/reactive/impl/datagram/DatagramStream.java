@@ -50,6 +50,11 @@ final class DatagramStream {
         }
     }
 
+    /** Whether the subscriber left (its cancel may not have reached the poller yet). */
+    boolean isCancelled() {
+        return cancelled || sink.isCancelled();
+    }
+
     /** Any thread: the subscriber left; the poller emits nothing more to it. */
     void cancel() {
         cancelled = true;

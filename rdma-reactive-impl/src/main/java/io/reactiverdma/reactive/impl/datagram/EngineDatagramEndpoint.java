@@ -260,9 +260,15 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
             poller.execute(() -> {
                 if (closed) {
                     s.complete();
-                } else if (unicast != null) {
+                } else if (unicast != null && !unicast.isCancelled()) {
                     sink.error(new IllegalStateException("receive() of " + this + " already has a subscriber"));
                 } else {
+                    // A subscriber that cancelled on the poller (from its onNext) is gone even if its own
+                    // clean-up task is still queued behind this one: a next subscriber that saw it disposed
+                    // must not be refused (seen on rxe: the refused one waited for datagrams for ever).
+                    if (unicast != null) {
+                        unicast.cancelled();
+                    }
                     unicast = s;
                     s.drain();
                 }
