@@ -157,12 +157,17 @@ class LoadAndFlowControlRxeTest {
     }
 
     private RdmaConnection[] pair(boolean credits, int rnrRetry) {
+        return pair(credits, rnrRetry, RdmaOption.RECEIVE_QUEUE_DEPTH.defaultValue());
+    }
+
+    private RdmaConnection[] pair(boolean credits, int rnrRetry, int serverReceiveDepth) {
         Sinks.One<RdmaConnection> serverSide = Sinks.one();
         // rdma_cm applies each side's RNR retry count to the PEER's QP (the server's accept sets how often
         // the client's sends are retried): both sides get it, so the client's sends see exactly rnrRetry.
         DisposableRdmaServer server = RdmaServer.create().host(host()).port(0)
                 .option(RdmaOption.CREDIT_FLOW_CONTROL, credits)
                 .option(RdmaOption.RNR_RETRY_COUNT, rnrRetry)
+                .option(RdmaOption.RECEIVE_QUEUE_DEPTH, serverReceiveDepth)
                 .handle(c -> {
                     serverSide.tryEmitValue(c);
                     return c.onDispose();
@@ -236,12 +241,13 @@ class LoadAndFlowControlRxeTest {
     /** The control for the test above: without credits the same pattern hits RNR at once. */
     @Test
     void withoutCreditsASlowConsumerCausesRnrAndTheSendFailsTyped() {
-        RdmaConnection[] p = pair(false, 0);
+        // Without credits the server keeps every free buffer posted ahead of demand: with one buffer, the
+        // second send finds none while the first waits for (or is held by) the consumer.
+        RdmaConnection[] p = pair(false, 0, 1);
         RdmaConnection client = p[0];
         RdmaConnection server = p[1];
         long rnrBefore = rnrNaksReceived();
         Sinks.One<Throwable> failure = Sinks.one();
-        // The server asks for one message only: one receive is posted, the second send finds none.
         StepVerifier.create(server.receive(), 1)
                 .then(() -> client.send(Flux.range(0, 5).map(i -> ByteBuffer.allocate(8).putLong(0, i)))
                         .subscribe(null, failure::tryEmitValue))

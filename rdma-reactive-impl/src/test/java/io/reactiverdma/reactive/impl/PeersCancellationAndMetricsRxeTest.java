@@ -140,6 +140,8 @@ class PeersCancellationAndMetricsRxeTest {
             DisposableRdmaServer server = RdmaServer.create().host(host()).port(0)
                     .option(RdmaOption.CREDIT_FLOW_CONTROL, false)
                     .option(RdmaOption.RNR_RETRY_COUNT, 6)
+                    .option(RdmaOption.RECEIVE_QUEUE_DEPTH, 1)
+                    .option(RdmaOption.MIN_RNR_TIMER, 0) // rdma_cm's 655 ms: the retries last seconds
                     .handle(c -> {
                         serverSide.tryEmitValue(c); // never receives
                         return c.onDispose();
@@ -149,6 +151,8 @@ class PeersCancellationAndMetricsRxeTest {
                     .option(RdmaOption.CREDIT_FLOW_CONTROL, false)
                     .connectNow(WAIT);
             clients.add(client);
+            // Without credits the server posts its free buffers ahead of demand: one message fills its only one.
+            client.send(ByteBuffer.allocate(8)).block(WAIT);
             BufferPool pool = (BufferPool) client.memory();
             long before = pool.pooledBytesInUse();
             RegisteredBuffer data = client.memory().allocate(1024); // above the inline limit: the device reads it
@@ -185,11 +189,15 @@ class PeersCancellationAndMetricsRxeTest {
         DisposableRdmaServer server = RdmaServer.create().host(host()).port(0)
                 .option(RdmaOption.CREDIT_FLOW_CONTROL, false)
                 .option(RdmaOption.RNR_RETRY_COUNT, 6) // the client's SEND keeps being retried for seconds
+                .option(RdmaOption.RECEIVE_QUEUE_DEPTH, 1)
+                .option(RdmaOption.MIN_RNR_TIMER, 0) // rdma_cm's 655 ms: the retries last seconds
                 .handle(c -> c.onDispose()).bindNow(WAIT);
         servers.add(server);
         RdmaConnection client = RdmaClient.create().host(host()).port(server.port())
                 .option(RdmaOption.CREDIT_FLOW_CONTROL, false).connectNow(WAIT);
         clients.add(client);
+        // Without credits the server posts its free buffers ahead of demand: one message fills its only one.
+        client.send(ByteBuffer.allocate(8)).block(WAIT);
         RegisteredBuffer data = client.memory().allocate(1024);
         EngineBuffer.Root root = ((EngineBuffer) data).root();
         Sinks.One<Throwable> failure = Sinks.one();
