@@ -6,6 +6,8 @@ import io.reactiverdma.natives.Errno;
 import io.reactiverdma.natives.NativeCallException;
 import io.reactiverdma.natives.NativeResource;
 import io.reactiverdma.verbs.CompletionQueue;
+import io.reactiverdma.verbs.IbvStructs;
+import io.reactiverdma.verbs.LibIbverbs;
 import io.reactiverdma.verbs.ProtectionDomain;
 import io.reactiverdma.verbs.QpInitAttributes;
 import io.reactiverdma.verbs.QueuePair;
@@ -98,6 +100,39 @@ public final class RdmaCmId extends NativeResource {
             return out;
         } finally {
             // the wrappers took references of their own (see holding): this one only lived for the listing
+            LibRdmacm.rdma_free_devices(list);
+            Reference.reachabilityFence(count);
+        }
+    }
+
+    /**
+     * The names of the devices librdmacm lists now ({@code rdma_get_devices}, freed at once), without wrapping
+     * or holding any of them. Listing is also what makes librdmacm notice a device that is gone (cma.c's
+     * sync_devices_list): it closes that device's context ({@code ibv_close_device}) at once when nothing
+     * refers to it any more (no id on it, no unfreed list), or when the last reference goes. A provider without
+     * {@code disassociate_ucontext} (rxe, siw) finishes a removal only once every process closed its context,
+     * so a process that released a removed device calls this until the device is no longer listed.
+     * librdmacm notices nothing while no device at all is left (sync_devices_list returns early on an empty
+     * list, rdma-core 32 and later): the last device's removal then waits for the process to end.
+     *
+     * @return the device names, empty when there is none
+     */
+    public static List<String> listedDeviceNames() {
+        ByteBuffer count = NativeMemory.allocate(8);
+        long list = LibRdmacm.rdma_get_devices(NativeMemory.address(count));
+        if (list == 0) {
+            return List.of();
+        }
+        try {
+            int n = count.getInt(0);
+            Pointer array = new Pointer(list);
+            List<String> names = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                long dev = new Pointer(array.getLong(8L * i)).getLong(IbvStructs.IbvContext.DEVICE_OFFSET);
+                names.add(dev == 0 ? "?" : LibIbverbs.ibv_get_device_name(dev));
+            }
+            return names;
+        } finally {
             LibRdmacm.rdma_free_devices(list);
             Reference.reachabilityFence(count);
         }

@@ -10,6 +10,7 @@ import io.reactiverdma.reactive.impl.connection.EngineConnection;
 import io.reactiverdma.reactive.impl.device.DeviceResources;
 import io.reactiverdma.reactive.impl.device.PoolRelease;
 import io.reactiverdma.reactive.impl.support.EngineLog;
+import io.reactiverdma.reactive.impl.support.EngineTimer;
 
 import io.reactiverdma.reactive.ConnectionEvent;
 import io.reactiverdma.reactive.DeviceEvent;
@@ -47,6 +48,9 @@ import java.util.function.Function;
 public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
     /** How long shutdown waits for connections and servers to close before it releases what is left. */
     static final Duration SHUTDOWN_CLOSE_TIMEOUT = Duration.ofSeconds(10);
+    /** How long the engine keeps letting go of a removed device the stack still lists. */
+    static final Duration REMOVED_DEVICE_LET_GO = Duration.ofSeconds(60);
+    static final Duration REMOVED_DEVICE_RECHECK = Duration.ofMillis(500);
 
     private final RdmaStack stack;
     private final PoolRelease poolRelease;
@@ -168,7 +172,34 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
                 closing.add(d.onDispose());
             }
         }
-        Mono.when(closing).timeout(SHUTDOWN_CLOSE_TIMEOUT, Mono.empty()).subscribe(null, null, () -> releaseDevice(r));
+        Mono.when(closing).timeout(SHUTDOWN_CLOSE_TIMEOUT, Mono.empty()).subscribe(null, null, () -> {
+            releaseDevice(r);
+            if (why == DeviceEvent.Type.DEVICE_REMOVED) {
+                letGoOfRemoved(r.context(), System.nanoTime() + REMOVED_DEVICE_LET_GO.toNanos());
+            }
+        });
+    }
+
+    /**
+     * Lets go of a removed device's context until the stack no longer lists the device: the kernel may still
+     * list it for a moment after rdma_cm reported the removal, and it finishes removing it (rxe) only once
+     * every process closed the context. Gives up after {@link #REMOVED_DEVICE_LET_GO}.
+     */
+    private void letGoOfRemoved(Device device, long deadline) {
+        try {
+            if (stack.releaseRemoved(device)) {
+                return;
+            }
+        } catch (RuntimeException e) {
+            EngineLog.error("letting go of the removed device " + device.name() + " failed", e);
+            return;
+        }
+        if (System.nanoTime() - deadline < 0) {
+            EngineTimer.schedule(() -> letGoOfRemoved(device, deadline), REMOVED_DEVICE_RECHECK);
+        } else {
+            EngineLog.warn("the removed device " + device.name() + " is still listed " + REMOVED_DEVICE_LET_GO.toSeconds()
+                    + " s after its removal: its context stays open");
+        }
     }
 
     private static void releaseDevice(DeviceResources r) {

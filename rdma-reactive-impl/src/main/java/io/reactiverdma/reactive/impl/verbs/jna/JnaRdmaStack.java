@@ -37,6 +37,20 @@ public final class JnaRdmaStack implements RdmaStack {
         return devices.compute(context.address(), (k, d) -> d != null && d.context == context ? d : new JnaDevice(context));
     }
 
+    /**
+     * Closes the engine's wrapper of the removed device's context (dropping the reference it held in
+     * librdmacm) and lists the devices, which makes librdmacm close a context of a device that is gone and no
+     * longer referred to ({@link io.reactiverdma.cm.RdmaCmId#listedDeviceNames()}).
+     */
+    @Override
+    public boolean releaseRemoved(io.reactiverdma.reactive.impl.verbs.Device device) {
+        if (device instanceof JnaDevice d) {
+            devices.remove(d.key(), d);
+            d.context.close();
+        }
+        return !io.reactiverdma.cm.RdmaCmId.listedDeviceNames().contains(device.name());
+    }
+
     @Override
     public String name() {
         return "rdma-core";
