@@ -157,7 +157,6 @@ public interface RdmaConnection extends Disposable {
      */
     Flux<ConnectionEvent> events();
 
-    /** Registered memory of this connection's device: pooled buffers and user registrations. */
     /**
      * The private data the peer's application sent: on a server's connection the client's
      * ({@link RdmaClient#privateData(byte[])}), on a client's the server's accept data
@@ -167,6 +166,7 @@ public interface RdmaConnection extends Disposable {
         return new byte[0];
     }
 
+    /** Registered memory of this connection's device: pooled buffers and user registrations. */
     RdmaMemory memory();
 
     /** The largest message {@link #send} accepts: the peer's receive buffer size when it told us, else ours. */

@@ -27,7 +27,8 @@ public final class RdmaOption<T> {
      */
     public static final RdmaOption<Integer> RECEIVE_BUFFER_SIZE = intOption("RECEIVE_BUFFER_SIZE", 4096, 8, 4 << 20);
     /**
-     * Sends of at most this many bytes are posted inline (copied by the CPU at post time). Default 64;
+     * Sends (with or without immediate data) and RDMA WRITEs (without) of 1 to this many bytes are posted
+     * inline (copied by the CPU at post time, so the buffer is free at once). Default 64;
      * 0..256 (the device may grant less).
      */
     public static final RdmaOption<Integer> MAX_INLINE_DATA = intOption("MAX_INLINE_DATA", 64, 0, 256);

@@ -14,7 +14,7 @@ import java.util.function.Function;
  * returns a new server.
  * <pre>{@code
  * DisposableRdmaServer server = RdmaServer.create().host("10.0.0.1").port(7471)
- *     .handle(conn -> conn.receive().concatMap(m -> { ByteBuffer copy = ...; m.release(); return conn.send(copy); }).then())
+ *     .handle(conn -> conn.send(conn.receive(m -> ByteBuffer.wrap(m.toByteArray()))))   // an echo server
  *     .bindNow();
  * }</pre>
  * The handler is called on the rdma_cm event thread for each connection request, before the connection is
