@@ -4,6 +4,7 @@ import io.reactiverdma.reactive.ConnectionAcceptor;
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaClient;
 import io.reactiverdma.reactive.RdmaServer;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -20,7 +21,7 @@ import java.time.Duration;
  * An {@link RdmaClient} bean from the {@code reactive-rdma.client.*} properties and, with
  * {@code reactive-rdma.server.enabled=true}, an RDMA server ({@link RdmaServerLifecycle}) bound when the context
  * starts, after the web server, admitting requests through the application's {@link ConnectionAcceptor} bean
- * when it has one, handing connections to its {@link RdmaConnectionHandler} bean, and
+ * when it has one (several fail the start unless one is {@code @Primary}: never "no admission"), handing connections to its {@link RdmaConnectionHandler} bean, and
  * disposed when it stops. Each backs off when the application defines its own bean of the type. Invalid
  * property values fail the start, naming the property; properties that have no effect are logged
  * ({@link RdmaIneffectiveProperties}). The client bean is a configuration: it connects when asked
@@ -50,7 +51,8 @@ public class RdmaAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean({RdmaServerLifecycle.class, DisposableRdmaServer.class})
         public RdmaServerLifecycle rdmaServer(RdmaProperties properties, ObjectProvider<RdmaConnectionHandler> handler,
-                ObjectProvider<RdmaServerCustomizer> customizers, ObjectProvider<ConnectionAcceptor> acceptor) {
+                ObjectProvider<RdmaServerCustomizer> customizers, ObjectProvider<ConnectionAcceptor> acceptor,
+                ListableBeanFactory beans) {
             RdmaProperties.Server p = properties.getServer();
             RdmaConnectionHandler h = handler.getIfUnique();
             if (h == null) {
@@ -72,6 +74,12 @@ public class RdmaAutoConfiguration {
             ConnectionAcceptor a = acceptor.getIfUnique();
             if (a != null) {
                 server = server.accept(a);
+            } else if (acceptor.stream().findAny().isPresent()) {
+                // Several, none primary: taking none would admit every peer (fail open), so refuse to start.
+                throw new InvalidConfigurationPropertyValueException(RdmaProperties.PREFIX + ".server.enabled", true,
+                        "the server takes at most one ConnectionAcceptor bean (or one marked @Primary), found "
+                                + java.util.Arrays.toString(beans.getBeanNamesForType(ConnectionAcceptor.class)) + ": compose them into one, or mark the one that decides "
+                                + "@Primary");
             }
             for (RdmaServerCustomizer c : customizers.orderedStream().toList()) {
                 server = c.customize(server);

@@ -127,13 +127,49 @@ class RdmaAutoConfigurationTest {
         properties.getServer().setDrainTimeout(Duration.ofSeconds(5));
         RdmaServerLifecycle lifecycle = new RdmaAutoConfiguration.ServerConfiguration().rdmaServer(properties,
                 beans.getBeanProvider(RdmaConnectionHandler.class), beans.getBeanProvider(RdmaServerCustomizer.class),
-                beans.getBeanProvider(io.reactiverdma.reactive.ConnectionAcceptor.class));
+                beans.getBeanProvider(io.reactiverdma.reactive.ConnectionAcceptor.class), beans);
         RdmaTransportConfig c = lifecycle.configuration().configuration();
         assertThat(c.option(RdmaOption.MAX_CONNECTIONS)).isEqualTo(1000);
         assertThat(c.option(RdmaOption.ACCEPT_TIMEOUT)).isEqualTo(Duration.ofSeconds(2));
         assertThat(c.option(RdmaOption.ACK_TIMEOUT)).isEqualTo(16);
         assertThat(c.option(RdmaOption.COMPLETION_VECTOR)).isEqualTo(2);
         assertThat(c.acceptor()).isSameAs(acceptor);
+    }
+
+    /** Two acceptors, neither primary: failing open (accepting everyone) would be the worst reading of it. */
+    @Test
+    void twoAcceptorBeansFailTheStartInsteadOfTurningAdmissionOff() {
+        runner.withBean(RdmaConnectionHandler.class, () -> conn -> Mono.empty())
+                .withBean("allowList", io.reactiverdma.reactive.ConnectionAcceptor.class, () -> r -> Mono.empty())
+                .withBean("authentication", io.reactiverdma.reactive.ConnectionAcceptor.class, () -> r -> Mono.empty())
+                .withPropertyValues("reactive-rdma.server.enabled=true", "reactive-rdma.server.host=10.77.0.1")
+                .run(ctx -> {
+                    InvalidConfigurationPropertyValueException e = invalidProperty(ctx);
+                    assertThat(e.getName()).isEqualTo("reactive-rdma.server.enabled");
+                    assertThat(e.getMessage()).contains("at most one ConnectionAcceptor bean")
+                            .contains("allowList").contains("authentication");
+                });
+    }
+
+    @Test
+    void ofTwoAcceptorBeansThePrimaryOneAdmits() {
+        io.reactiverdma.reactive.ConnectionAcceptor primary = r -> Mono.empty();
+        org.springframework.beans.factory.support.DefaultListableBeanFactory beans =
+                new org.springframework.beans.factory.support.DefaultListableBeanFactory();
+        beans.registerSingleton("handler", (RdmaConnectionHandler) conn -> Mono.empty());
+        org.springframework.beans.factory.support.RootBeanDefinition p =
+                new org.springframework.beans.factory.support.RootBeanDefinition(
+                        io.reactiverdma.reactive.ConnectionAcceptor.class, () -> primary);
+        p.setPrimary(true);
+        beans.registerBeanDefinition("primary", p);
+        beans.registerBeanDefinition("other", new org.springframework.beans.factory.support.RootBeanDefinition(
+                io.reactiverdma.reactive.ConnectionAcceptor.class, () -> r -> Mono.empty()));
+        RdmaProperties properties = new RdmaProperties();
+        properties.getServer().setHost("10.77.0.1");
+        RdmaServerLifecycle lifecycle = new RdmaAutoConfiguration.ServerConfiguration().rdmaServer(properties,
+                beans.getBeanProvider(RdmaConnectionHandler.class), beans.getBeanProvider(RdmaServerCustomizer.class),
+                beans.getBeanProvider(io.reactiverdma.reactive.ConnectionAcceptor.class), beans);
+        assertThat(lifecycle.configuration().configuration().acceptor()).isSameAs(primary);
     }
 
     @Test
