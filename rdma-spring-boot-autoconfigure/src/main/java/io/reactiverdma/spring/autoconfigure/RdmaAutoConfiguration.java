@@ -43,6 +43,13 @@ public class RdmaAutoConfiguration {
         return client;
     }
 
+    /** Opt-in: the engine is process-wide, so releasing it when one context closes is the application's call. */
+    @Bean
+    @ConditionalOnProperty(prefix = RdmaProperties.PREFIX, name = "release-engine-on-close", havingValue = "true")
+    static RdmaEngineRelease rdmaEngineRelease() {
+        return new RdmaEngineRelease();
+    }
+
     /** The server, only when enabled: binding needs a device and an address, so it is never implicit. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(prefix = RdmaProperties.PREFIX + ".server", name = "enabled", havingValue = "true")

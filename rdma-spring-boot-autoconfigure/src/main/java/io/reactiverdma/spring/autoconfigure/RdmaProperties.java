@@ -35,6 +35,13 @@ public class RdmaProperties {
      */
     private boolean observations = true;
 
+    /**
+     * When the context closes, release the engine's process-wide resources (RdmaResources.disposeLater():
+     * protection domains, pinned memory, poller and rdma_cm threads). The engine is shared by the JVM: only the
+     * last open context with this set releases it, and RDMA used outside such contexts ends with it.
+     */
+    private boolean releaseEngineOnClose = false;
+
     private final Client client = new Client();
 
     private final Server server = new Server();
@@ -61,6 +68,14 @@ public class RdmaProperties {
 
     public void setObservations(boolean observations) {
         this.observations = observations;
+    }
+
+    public boolean isReleaseEngineOnClose() {
+        return releaseEngineOnClose;
+    }
+
+    public void setReleaseEngineOnClose(boolean releaseEngineOnClose) {
+        this.releaseEngineOnClose = releaseEngineOnClose;
     }
 
     public Client getClient() {
