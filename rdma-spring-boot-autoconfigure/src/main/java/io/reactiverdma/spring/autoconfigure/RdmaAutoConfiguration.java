@@ -3,6 +3,7 @@ package io.reactiverdma.spring.autoconfigure;
 import io.reactiverdma.reactive.ConnectionAcceptor;
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaClient;
+import io.reactiverdma.reactive.RdmaDatagram;
 import io.reactiverdma.reactive.RdmaServer;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -18,7 +19,8 @@ import org.springframework.context.annotation.Configuration;
 import java.time.Duration;
 
 /**
- * An {@link RdmaClient} bean from the {@code reactive-rdma.client.*} properties and, with
+ * An {@link RdmaClient} bean from the {@code reactive-rdma.client.*} properties, an {@link RdmaDatagram} bean
+ * from {@code reactive-rdma.datagram.*} and, with
  * {@code reactive-rdma.server.enabled=true}, an RDMA server ({@link RdmaServerLifecycle}) bound when the context
  * starts, after the web server, admitting requests through the application's {@link ConnectionAcceptor} bean
  * when it has one (several fail the start unless one is {@code @Primary}: never "no admission"), handing connections to its {@link RdmaConnectionHandler} bean, and
@@ -41,6 +43,18 @@ public class RdmaAutoConfiguration {
             client = c.customize(client);
         }
         return client;
+    }
+
+    /**
+     * Unreliable datagrams from the {@code reactive-rdma.datagram.*} properties: a configuration, bound when the
+     * application asks ({@link RdmaDatagram#bind()}); meters as the client's when there is a registry.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public RdmaDatagram rdmaDatagram(RdmaProperties properties, ObjectProvider<RdmaMetricsBinding> metrics) {
+        RdmaDatagram datagram = RdmaTransportSettings.configure(RdmaDatagram.create(), properties.getDatagram());
+        RdmaMetricsBinding binding = metrics.getIfUnique();
+        return binding != null ? binding.customize(datagram) : datagram;
     }
 
     /** Opt-in: the engine is process-wide, so releasing it when one context closes is the application's call. */
