@@ -7,6 +7,7 @@ import io.reactiverdma.reactive.RdmaDatagram;
 import io.reactiverdma.reactive.RdmaServer;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -37,7 +38,6 @@ public class RdmaAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public RdmaClient rdmaClient(RdmaProperties properties, ObjectProvider<RdmaClientCustomizer> customizers) {
-        RdmaIneffectiveProperties.warn(properties);
         RdmaClient client = RdmaTransportSettings.configure(RdmaClient.create(), properties.getClient());
         for (RdmaClientCustomizer c : customizers.orderedStream().toList()) {
             client = c.customize(client);
@@ -55,6 +55,15 @@ public class RdmaAutoConfiguration {
         RdmaDatagram datagram = RdmaTransportSettings.configure(RdmaDatagram.create(), properties.getDatagram());
         RdmaMetricsBinding binding = metrics.getIfUnique();
         return binding != null ? binding.customize(datagram) : datagram;
+    }
+
+    /**
+     * Warns of properties that have no effect, once the singletons exist: not inside a bean method that an
+     * application's own bean or lazy initialisation would skip (Boot never makes this type lazy).
+     */
+    @Bean
+    static SmartInitializingSingleton rdmaIneffectivePropertiesWarning(ObjectProvider<RdmaProperties> properties) {
+        return () -> properties.ifAvailable(RdmaIneffectiveProperties::warn);
     }
 
     /** Opt-in: the engine is process-wide, so releasing it when one context closes is the application's call. */
