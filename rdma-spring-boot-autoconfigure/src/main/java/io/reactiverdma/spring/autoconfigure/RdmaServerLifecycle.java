@@ -130,7 +130,7 @@ public class RdmaServerLifecycle implements SmartLifecycle {
         closed.timeout(limit, Mono.defer(() -> {
                     s.dispose();
                     LOG.warn("the RDMA server on " + s.host() + ":" + s.port() + " had connections still "
-                            + "closing after " + limit + " (drain-timeout + shutdown-timeout): stopped waiting");
+                            + "closing after " + limit + " (its drain and shutdown timeouts): stopped waiting");
                     return Mono.empty();
                 }))
                 .doFinally(signal -> callback.run())
