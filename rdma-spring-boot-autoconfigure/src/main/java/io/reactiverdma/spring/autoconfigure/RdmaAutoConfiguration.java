@@ -3,8 +3,11 @@ package io.reactiverdma.spring.autoconfigure;
 import io.reactiverdma.reactive.ConnectionAcceptor;
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaClient;
+import io.reactiverdma.reactive.RdmaDatagram;
 import io.reactiverdma.reactive.RdmaServer;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -17,10 +20,11 @@ import org.springframework.context.annotation.Configuration;
 import java.time.Duration;
 
 /**
- * An {@link RdmaClient} bean from the {@code reactive-rdma.client.*} properties and, with
+ * An {@link RdmaClient} bean from the {@code reactive-rdma.client.*} properties, an {@link RdmaDatagram} bean
+ * from {@code reactive-rdma.datagram.*} and, with
  * {@code reactive-rdma.server.enabled=true}, an RDMA server ({@link RdmaServerLifecycle}) bound when the context
  * starts, after the web server, admitting requests through the application's {@link ConnectionAcceptor} bean
- * when it has one, handing connections to its {@link RdmaConnectionHandler} bean, and
+ * when it has one (several fail the start unless one is {@code @Primary}: never "no admission"), handing connections to its {@link RdmaConnectionHandler} bean, and
  * disposed when it stops. Each backs off when the application defines its own bean of the type. Invalid
  * property values fail the start, naming the property; properties that have no effect are logged
  * ({@link RdmaIneffectiveProperties}). The client bean is a configuration: it connects when asked
@@ -34,12 +38,39 @@ public class RdmaAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public RdmaClient rdmaClient(RdmaProperties properties, ObjectProvider<RdmaClientCustomizer> customizers) {
-        RdmaIneffectiveProperties.warn(properties);
         RdmaClient client = RdmaTransportSettings.configure(RdmaClient.create(), properties.getClient());
         for (RdmaClientCustomizer c : customizers.orderedStream().toList()) {
             client = c.customize(client);
         }
         return client;
+    }
+
+    /**
+     * Unreliable datagrams from the {@code reactive-rdma.datagram.*} properties: a configuration, bound when the
+     * application asks ({@link RdmaDatagram#bind()}); meters as the client's when there is a registry.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public RdmaDatagram rdmaDatagram(RdmaProperties properties, ObjectProvider<RdmaMetricsBinding> metrics) {
+        RdmaDatagram datagram = RdmaTransportSettings.configure(RdmaDatagram.create(), properties.getDatagram());
+        RdmaMetricsBinding binding = metrics.getIfUnique();
+        return binding != null ? binding.customize(datagram) : datagram;
+    }
+
+    /**
+     * Warns of properties that have no effect, once the singletons exist: not inside a bean method that an
+     * application's own bean or lazy initialisation would skip (Boot never makes this type lazy).
+     */
+    @Bean
+    static SmartInitializingSingleton rdmaIneffectivePropertiesWarning(ObjectProvider<RdmaProperties> properties) {
+        return () -> properties.ifAvailable(RdmaIneffectiveProperties::warn);
+    }
+
+    /** Opt-in: the engine is process-wide, so releasing it when one context closes is the application's call. */
+    @Bean
+    @ConditionalOnProperty(prefix = RdmaProperties.PREFIX, name = "release-engine-on-close", havingValue = "true")
+    static RdmaEngineRelease rdmaEngineRelease() {
+        return new RdmaEngineRelease();
     }
 
     /** The server, only when enabled: binding needs a device and an address, so it is never implicit. */
@@ -50,7 +81,8 @@ public class RdmaAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean({RdmaServerLifecycle.class, DisposableRdmaServer.class})
         public RdmaServerLifecycle rdmaServer(RdmaProperties properties, ObjectProvider<RdmaConnectionHandler> handler,
-                ObjectProvider<RdmaServerCustomizer> customizers, ObjectProvider<ConnectionAcceptor> acceptor) {
+                ObjectProvider<RdmaServerCustomizer> customizers, ObjectProvider<ConnectionAcceptor> acceptor,
+                ListableBeanFactory beans) {
             RdmaProperties.Server p = properties.getServer();
             RdmaConnectionHandler h = handler.getIfUnique();
             if (h == null) {
@@ -72,6 +104,12 @@ public class RdmaAutoConfiguration {
             ConnectionAcceptor a = acceptor.getIfUnique();
             if (a != null) {
                 server = server.accept(a);
+            } else if (acceptor.stream().findAny().isPresent()) {
+                // Several, none primary: taking none would admit every peer (fail open), so refuse to start.
+                throw new InvalidConfigurationPropertyValueException(RdmaProperties.PREFIX + ".server.enabled", true,
+                        "the server takes at most one ConnectionAcceptor bean (or one marked @Primary), found "
+                                + java.util.Arrays.toString(beans.getBeanNamesForType(ConnectionAcceptor.class)) + ": compose them into one, or mark the one that decides "
+                                + "@Primary");
             }
             for (RdmaServerCustomizer c : customizers.orderedStream().toList()) {
                 server = c.customize(server);

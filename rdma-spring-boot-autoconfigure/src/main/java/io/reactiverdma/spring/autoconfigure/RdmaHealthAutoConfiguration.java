@@ -1,7 +1,7 @@
 package io.reactiverdma.spring.autoconfigure;
 
 import io.reactiverdma.reactive.RdmaClient;
-import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -11,7 +11,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The {@code rdma} health indicator ({@link RdmaHealthIndicator}) when Spring Boot's health support is on the
- * class path (Actuator) and {@code management.health.rdma.enabled} is not false.
+ * class path (Actuator) and {@code management.health.rdma.enabled} is not false; it reports every
+ * {@link RdmaServerLifecycle} bean.
  */
 @AutoConfiguration(after = RdmaAutoConfiguration.class)
 @ConditionalOnClass({RdmaClient.class, HealthIndicator.class})
@@ -20,7 +21,8 @@ public class RdmaHealthAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "rdmaHealthIndicator")
-    public RdmaHealthIndicator rdmaHealthIndicator(ObjectProvider<RdmaServerLifecycle> server) {
-        return new RdmaHealthIndicator(server.getIfAvailable());
+    public RdmaHealthIndicator rdmaHealthIndicator(ListableBeanFactory beans) {
+        // Every server bean, by name: two servers are a normal application, not a reason to fail the start.
+        return new RdmaHealthIndicator(RdmaDevicePorts.SYSFS, beans.getBeansOfType(RdmaServerLifecycle.class));
     }
 }

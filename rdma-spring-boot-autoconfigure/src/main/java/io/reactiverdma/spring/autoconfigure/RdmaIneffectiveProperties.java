@@ -13,8 +13,10 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Properties that are set but change nothing: {@code backoff.*} without {@code idle-strategy=backoff}, and
- * {@code server.*} without {@code server.enabled=true}. Logged as warnings rather than failing the start: a
+ * Properties that are set but change nothing: {@code backoff.*} without {@code idle-strategy=backoff},
+ * {@code server.*} without {@code server.enabled=true}, and {@code server.shared-receive-queue-group} without a
+ * shared receive queue. Logged once the context's singletons exist (also under lazy initialisation, and when
+ * the application has its own client bean). Logged as warnings rather than failing the start: a
  * profile may well set them for another profile to switch on. "Set" means "bound to a value other than the
  * default", so every way of setting a property counts (files, command line, environment variables).
  */
@@ -32,9 +34,16 @@ final class RdmaIneffectiveProperties {
     /** One sentence per group of properties that has no effect, naming them and why. */
     static List<String> find(RdmaProperties properties) {
         List<String> found = new ArrayList<>();
-        backoff("client", properties.getClient(), found);
+        backoff("client", properties.getClient().getIdleStrategy(), properties.getClient().getBackoff(), found);
+        backoff("datagram", properties.getDatagram().getIdleStrategy(), properties.getDatagram().getBackoff(), found);
         if (properties.getServer().isEnabled()) {
-            backoff("server", properties.getServer(), found);
+            backoff("server", properties.getServer().getIdleStrategy(), properties.getServer().getBackoff(), found);
+            RdmaProperties.Server server = properties.getServer();
+            if (server.getSharedReceiveQueueDepth() == 0 && server.getSharedReceiveQueueGroup() != null
+                    && !server.getSharedReceiveQueueGroup().isEmpty()) {
+                found.add(RdmaProperties.PREFIX + ".server.shared-receive-queue-group set, but " + RdmaProperties.PREFIX
+                        + ".server.shared-receive-queue-depth is 0 (no shared receive queue): it has no effect");
+            }
         } else {
             Set<String> set = changed(properties.getServer(), new RdmaProperties.Server(), "");
             set.remove("enabled");
@@ -46,15 +55,16 @@ final class RdmaIneffectiveProperties {
         return found;
     }
 
-    private static void backoff(String side, RdmaProperties.Transport t, List<String> found) {
-        if (t.getIdleStrategy() == RdmaProperties.IdleStrategy.BACKOFF) {
+    private static void backoff(String side, RdmaProperties.IdleStrategy strategy, RdmaProperties.Backoff backoff,
+            List<String> found) {
+        if (strategy == RdmaProperties.IdleStrategy.BACKOFF) {
             return;
         }
-        Set<String> set = changed(t.getBackoff(), new RdmaProperties.Backoff(), "");
+        Set<String> set = changed(backoff, new RdmaProperties.Backoff(), "");
         if (!set.isEmpty()) {
             found.add(RdmaProperties.PREFIX + "." + side + ".backoff." + set + " set, but " + RdmaProperties.PREFIX
-                    + "." + side + ".idle-strategy is " + (t.getIdleStrategy() == null ? "unset"
-                    : t.getIdleStrategy().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'))
+                    + "." + side + ".idle-strategy is " + (strategy == null ? "unset"
+                    : strategy.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'))
                     + ", not backoff: they have no effect");
         }
     }
@@ -66,7 +76,8 @@ final class RdmaIneffectiveProperties {
         BeanWrapper initial = new BeanWrapperImpl(defaults);
         for (PropertyDescriptor d : actual.getPropertyDescriptors()) {
             String name = d.getName();
-            if (d.getReadMethod() == null || name.equals("class")) {
+            if (d.getReadMethod() == null || name.equals("class")
+                    || d.getReadMethod().isAnnotationPresent(Deprecated.class)) { // named by its new name
                 continue;
             }
             Object value = actual.getPropertyValue(name);

@@ -3,6 +3,7 @@ package io.reactiverdma.spring.autoconfigure;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.RdmaClient;
+import io.reactiverdma.reactive.RdmaDatagram;
 import io.reactiverdma.reactive.RdmaServer;
 import io.reactiverdma.reactive.micrometer.MicrometerRdmaRecorder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -46,5 +47,10 @@ public class RdmaMetricsBinding implements RdmaClientCustomizer, RdmaServerCusto
     @Override
     public RdmaServer customize(RdmaServer server) {
         return server.metrics(true, () -> recorder);
+    }
+
+    /** The auto-configured datagram bean's meters (there is no datagram customizer type). */
+    public RdmaDatagram customize(RdmaDatagram datagram) {
+        return datagram.metrics(true, () -> recorder);
     }
 }

@@ -1,7 +1,10 @@
 package io.reactiverdma.spring.autoconfigure;
 
 import io.reactiverdma.reactive.CompletionQueueMode;
+import io.reactiverdma.reactive.micrometer.MicrometerRdmaRecorder;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.util.unit.DataSize;
 
 import java.time.Duration;
@@ -35,9 +38,18 @@ public class RdmaProperties {
      */
     private boolean observations = true;
 
+    /**
+     * When the context closes, release the engine's process-wide resources (RdmaResources.disposeLater():
+     * protection domains, pinned memory, poller and rdma_cm threads). The engine is shared by the JVM: only the
+     * last open context with this set releases it, and RDMA used outside such contexts ends with it.
+     */
+    private boolean releaseEngineOnClose = false;
+
     private final Client client = new Client();
 
     private final Server server = new Server();
+
+    private final Datagram datagram = new Datagram();
 
     public boolean isMetrics() {
         return metrics;
@@ -51,7 +63,16 @@ public class RdmaProperties {
         return metricsRemoteAddressTags;
     }
 
+    /**
+     * Checked here, when bound, so a bad cap fails the start with or without a MeterRegistry (the bound is a
+     * compile-time constant: nothing of Micrometer is loaded).
+     */
     public void setMetricsRemoteAddressTags(int metricsRemoteAddressTags) {
+        if (metricsRemoteAddressTags < 0 || metricsRemoteAddressTags > MicrometerRdmaRecorder.MAX_REMOTE_ADDRESS_TAGS) {
+            throw new InvalidConfigurationPropertyValueException(PREFIX + ".metrics-remote-address-tags",
+                    metricsRemoteAddressTags, "maxRemoteAddressTags must be 0.."
+                            + MicrometerRdmaRecorder.MAX_REMOTE_ADDRESS_TAGS + ", got " + metricsRemoteAddressTags);
+        }
         this.metricsRemoteAddressTags = metricsRemoteAddressTags;
     }
 
@@ -63,12 +84,24 @@ public class RdmaProperties {
         this.observations = observations;
     }
 
+    public boolean isReleaseEngineOnClose() {
+        return releaseEngineOnClose;
+    }
+
+    public void setReleaseEngineOnClose(boolean releaseEngineOnClose) {
+        this.releaseEngineOnClose = releaseEngineOnClose;
+    }
+
     public Client getClient() {
         return client;
     }
 
     public Server getServer() {
         return server;
+    }
+
+    public Datagram getDatagram() {
+        return datagram;
     }
 
     /** What a completion poller does when it finds no completion (see PollerIdleStrategy). */
@@ -151,10 +184,16 @@ public class RdmaProperties {
         private int retryCount = 6;
 
         /**
-         * Local ACK timeout exponent t (4.096us x 2^t; a dead peer is detected within (retry-count + 1) x that);
-         * 0: rdma_cm's own value (0..31).
+         * Local ACK timeout exponent t (4.096us x 2^t; a dead peer is detected within (retry-count + 1) x that;
+         * 14: 67 ms, 19: 2.1 s); 0: rdma_cm's own value (0..31).
          */
-        private int ackTimeout = 0;
+        private int ackTimeoutExponent = 0;
+
+        /**
+         * Requests not acknowledged by the peer's device are signalled every this many (1 signals every request);
+         * the others complete with a later signalled one (1..16384).
+         */
+        private int signalInterval = 16;
 
         /** Completion vector of the connections' completion queues, modulo the device's count (0..1023). */
         private int completionVector = 0;
@@ -174,12 +213,33 @@ public class RdmaProperties {
             this.idleProbeInterval = idleProbeInterval;
         }
 
-        public int getAckTimeout() {
-            return ackTimeout;
+        public int getAckTimeoutExponent() {
+            return ackTimeoutExponent;
         }
 
+        public void setAckTimeoutExponent(int ackTimeoutExponent) {
+            this.ackTimeoutExponent = ackTimeoutExponent;
+        }
+
+        /** The old name of ack-timeout-exponent, which read as a duration but is not one. */
+        @Deprecated
+        @DeprecatedConfigurationProperty(
+                reason = "an exponent (4.096us x 2^t), not a duration: renamed ack-timeout-exponent")
+        public int getAckTimeout() {
+            return ackTimeoutExponent;
+        }
+
+        @Deprecated
         public void setAckTimeout(int ackTimeout) {
-            this.ackTimeout = ackTimeout;
+            this.ackTimeoutExponent = ackTimeout;
+        }
+
+        public int getSignalInterval() {
+            return signalInterval;
+        }
+
+        public void setSignalInterval(int signalInterval) {
+            this.signalInterval = signalInterval;
         }
 
         public int getCompletionVector() {
@@ -400,6 +460,36 @@ public class RdmaProperties {
         /** How long a ConnectionAcceptor bean may take to decide a request (1ms..2^31-1ms). */
         private Duration acceptTimeout = Duration.ofSeconds(5);
 
+        /**
+         * When positive, every connection receives from one shared receive queue of this many buffers (per device),
+         * so receive memory does not grow with the connections; receive-queue-depth is then the most one connection
+         * may hold. 0: each connection its own receive-queue-depth buffers (0..1048576).
+         */
+        private int sharedReceiveQueueDepth = 0;
+
+        /**
+         * With shared-receive-queue-depth: servers of the JVM naming the same group share one shared receive queue
+         * per device (they must agree on its depth, the buffer size, receive-queue-depth, idle-strategy and
+         * poll-batch-size). Empty: this server's own (at most 64 characters).
+         */
+        private String sharedReceiveQueueGroup = "";
+
+        public int getSharedReceiveQueueDepth() {
+            return sharedReceiveQueueDepth;
+        }
+
+        public void setSharedReceiveQueueDepth(int sharedReceiveQueueDepth) {
+            this.sharedReceiveQueueDepth = sharedReceiveQueueDepth;
+        }
+
+        public String getSharedReceiveQueueGroup() {
+            return sharedReceiveQueueGroup;
+        }
+
+        public void setSharedReceiveQueueGroup(String sharedReceiveQueueGroup) {
+            this.sharedReceiveQueueGroup = sharedReceiveQueueGroup;
+        }
+
         public Duration getDrainTimeout() {
             return drainTimeout;
         }
@@ -446,6 +536,129 @@ public class RdmaProperties {
 
         public void setShutdownTimeout(Duration shutdownTimeout) {
             this.shutdownTimeout = shutdownTimeout;
+        }
+    }
+
+    /**
+     * The RdmaDatagram bean (unreliable datagrams and multicast): a configuration that binds nothing until
+     * asked ({@code RdmaDatagram.bind()}).
+     */
+    public static class Datagram {
+        /** The local address to bind to (an address of an RDMA device's netdev); unset: give it with RdmaDatagram.host(..). */
+        private String host;
+
+        /** The rdma_cm UDP port space port to bind (0: any free port). */
+        private int port = 7471;
+
+        /** Datagrams in flight: the send queue's slots (1..16384). */
+        private int sendQueueDepth = 128;
+
+        /** Receive buffers: datagrams arriving while all are full or undelivered are dropped (1..16384). */
+        private int receiveQueueDepth = 64;
+
+        /** Completions taken per ibv_poll_cq call (1..1024). */
+        private int pollBatchSize = 32;
+
+        /** Per-endpoint or shared completion queues (and so poller threads). */
+        private CompletionQueueMode completionQueueMode = CompletionQueueMode.SHARED;
+
+        /** What completion pollers do when idle. */
+        private IdleStrategy idleStrategy = IdleStrategy.EVENT_DRIVEN;
+
+        /** The backoff idle strategy's steps (used when idle-strategy is backoff). */
+        private final Backoff backoff = new Backoff();
+
+        /** Limit for resolving a peer's address (1ms..2^31-1ms). */
+        private Duration connectTimeout = Duration.ofSeconds(10);
+
+        /** The most address handles kept for unicast peers; beyond it the least recently used goes (1..1048576). */
+        private int addressHandles = 1024;
+
+        /** How long a resolved peer is trusted before the next send resolves it again (1ms..2^31-1ms). */
+        private Duration peerRefresh = Duration.ofSeconds(10);
+
+        public String getHost() {
+            return host;
+        }
+
+        public void setHost(String host) {
+            this.host = host;
+        }
+
+        public int getPort() {
+            return port;
+        }
+
+        public void setPort(int port) {
+            this.port = port;
+        }
+
+        public int getSendQueueDepth() {
+            return sendQueueDepth;
+        }
+
+        public void setSendQueueDepth(int sendQueueDepth) {
+            this.sendQueueDepth = sendQueueDepth;
+        }
+
+        public int getReceiveQueueDepth() {
+            return receiveQueueDepth;
+        }
+
+        public void setReceiveQueueDepth(int receiveQueueDepth) {
+            this.receiveQueueDepth = receiveQueueDepth;
+        }
+
+        public int getPollBatchSize() {
+            return pollBatchSize;
+        }
+
+        public void setPollBatchSize(int pollBatchSize) {
+            this.pollBatchSize = pollBatchSize;
+        }
+
+        public CompletionQueueMode getCompletionQueueMode() {
+            return completionQueueMode;
+        }
+
+        public void setCompletionQueueMode(CompletionQueueMode completionQueueMode) {
+            this.completionQueueMode = completionQueueMode;
+        }
+
+        public IdleStrategy getIdleStrategy() {
+            return idleStrategy;
+        }
+
+        public void setIdleStrategy(IdleStrategy idleStrategy) {
+            this.idleStrategy = idleStrategy;
+        }
+
+        public Backoff getBackoff() {
+            return backoff;
+        }
+
+        public Duration getConnectTimeout() {
+            return connectTimeout;
+        }
+
+        public void setConnectTimeout(Duration connectTimeout) {
+            this.connectTimeout = connectTimeout;
+        }
+
+        public int getAddressHandles() {
+            return addressHandles;
+        }
+
+        public void setAddressHandles(int addressHandles) {
+            this.addressHandles = addressHandles;
+        }
+
+        public Duration getPeerRefresh() {
+            return peerRefresh;
+        }
+
+        public void setPeerRefresh(Duration peerRefresh) {
+            this.peerRefresh = peerRefresh;
         }
     }
 }

@@ -3,6 +3,7 @@ package io.reactiverdma.spring.autoconfigure;
 import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.PollerIdleStrategy;
 import io.reactiverdma.reactive.RdmaClient;
+import io.reactiverdma.reactive.RdmaDatagram;
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaServer;
 import io.reactiverdma.reactive.RdmaTransportConfig;
@@ -13,7 +14,7 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * Turns {@link RdmaProperties} into a client or server configuration, with the API's own checks: a value it
+ * Turns {@link RdmaProperties} into a client, server or datagram configuration, with the API's own checks: a value it
  * refuses becomes an {@link InvalidConfigurationPropertyValueException} naming the property (Spring Boot's
  * failure analysis prints it as "Invalid value ... for configuration property ...").
  */
@@ -24,6 +25,70 @@ final class RdmaTransportSettings {
     private RdmaTransportSettings(String prefix) {
         this.prefix = prefix;
     }
+
+    /**
+     * How a configuration type takes a host, a port and an option. Today's API has one such type per role with
+     * no common base, so there is one of these per role; configure(..) below is the one place that applies a
+     * {@link RdmaTransportConfig}.
+     */
+    interface Setters<B> {
+        B host(B target, String host);
+
+        B port(B target, int port);
+
+        <T> B option(B target, RdmaOption<T> option, T value);
+    }
+
+    private static final Setters<RdmaClient> CLIENT = new Setters<>() {
+        @Override
+        public RdmaClient host(RdmaClient c, String host) {
+            return c.host(host);
+        }
+
+        @Override
+        public RdmaClient port(RdmaClient c, int port) {
+            return c.port(port);
+        }
+
+        @Override
+        public <T> RdmaClient option(RdmaClient c, RdmaOption<T> option, T value) {
+            return c.option(option, value);
+        }
+    };
+
+    private static final Setters<RdmaServer> SERVER = new Setters<>() {
+        @Override
+        public RdmaServer host(RdmaServer s, String host) {
+            return s.host(host);
+        }
+
+        @Override
+        public RdmaServer port(RdmaServer s, int port) {
+            return s.port(port);
+        }
+
+        @Override
+        public <T> RdmaServer option(RdmaServer s, RdmaOption<T> option, T value) {
+            return s.option(option, value);
+        }
+    };
+
+    private static final Setters<RdmaDatagram> DATAGRAM = new Setters<>() {
+        @Override
+        public RdmaDatagram host(RdmaDatagram d, String host) {
+            return d.host(host);
+        }
+
+        @Override
+        public RdmaDatagram port(RdmaDatagram d, int port) {
+            return d.port(port);
+        }
+
+        @Override
+        public <T> RdmaDatagram option(RdmaDatagram d, RdmaOption<T> option, T value) {
+            return d.option(option, value);
+        }
+    };
 
     /** The client properties applied to {@code client} (host only when set). */
     static RdmaClient configure(RdmaClient client, RdmaProperties.Client properties) {
@@ -39,13 +104,7 @@ final class RdmaTransportSettings {
         if (properties.getLocalAddress() != null) {
             s.option("local-address", RdmaOption.LOCAL_ADDRESS, properties.getLocalAddress());
         }
-        RdmaTransportConfig c = s.config;
-        RdmaClient configured = c.host() != null ? client.host(c.host()) : client;
-        configured = configured.port(c.port());
-        for (Map.Entry<RdmaOption<?>, Object> e : c.options().entrySet()) {
-            configured = withOption(configured, e.getKey(), e.getValue());
-        }
-        return configured;
+        return configure(client, s.config, CLIENT);
     }
 
     /** The server properties applied to {@code server}; the host is required. */
@@ -59,20 +118,41 @@ final class RdmaTransportSettings {
         s.transport(properties);
         s.option("max-connections", RdmaOption.MAX_CONNECTIONS, properties.getMaxConnections());
         s.option("accept-timeout", RdmaOption.ACCEPT_TIMEOUT, properties.getAcceptTimeout());
-        RdmaTransportConfig c = s.config;
-        RdmaServer configured = server.host(c.host()).port(c.port());
+        s.option("shared-receive-queue-depth", RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH,
+                properties.getSharedReceiveQueueDepth());
+        s.option("shared-receive-queue-group", RdmaOption.SHARED_RECEIVE_QUEUE_GROUP,
+                properties.getSharedReceiveQueueGroup());
+        return configure(server, s.config, SERVER);
+    }
+
+    /** The datagram properties applied to {@code datagram} (host only when set). */
+    static RdmaDatagram configure(RdmaDatagram datagram, RdmaProperties.Datagram properties) {
+        RdmaTransportSettings s = new RdmaTransportSettings(RdmaProperties.PREFIX + ".datagram");
+        s.address(properties.getHost(), properties.getPort());
+        s.option("send-queue-depth", RdmaOption.SEND_QUEUE_DEPTH, properties.getSendQueueDepth());
+        s.option("receive-queue-depth", RdmaOption.RECEIVE_QUEUE_DEPTH, properties.getReceiveQueueDepth());
+        s.option("poll-batch-size", RdmaOption.POLL_BATCH_SIZE, properties.getPollBatchSize());
+        s.option("completion-queue-mode", RdmaOption.COMPLETION_QUEUE_MODE, properties.getCompletionQueueMode());
+        s.option("idle-strategy", RdmaOption.IDLE_STRATEGY,
+                s.idleStrategy(properties.getIdleStrategy(), properties.getBackoff()));
+        s.option("connect-timeout", RdmaOption.CONNECT_TIMEOUT, properties.getConnectTimeout());
+        s.option("address-handles", RdmaOption.DATAGRAM_ADDRESS_HANDLES, properties.getAddressHandles());
+        s.option("peer-refresh", RdmaOption.DATAGRAM_PEER_REFRESH, properties.getPeerRefresh());
+        return configure(datagram, s.config, DATAGRAM);
+    }
+
+    /** {@code c}'s host (when set), port and options applied to {@code target}: the one place that does it. */
+    private static <B> B configure(B target, RdmaTransportConfig c, Setters<B> setters) {
+        B configured = c.host() != null ? setters.host(target, c.host()) : target;
+        configured = setters.port(configured, c.port());
         for (Map.Entry<RdmaOption<?>, Object> e : c.options().entrySet()) {
-            configured = withOption(configured, e.getKey(), e.getValue());
+            configured = withOption(configured, setters, e.getKey(), e.getValue());
         }
         return configured;
     }
 
-    private static <T> RdmaClient withOption(RdmaClient client, RdmaOption<T> option, Object value) {
-        return client.option(option, option.type().cast(value));
-    }
-
-    private static <T> RdmaServer withOption(RdmaServer server, RdmaOption<T> option, Object value) {
-        return server.option(option, option.type().cast(value));
+    private static <B, T> B withOption(B target, Setters<B> setters, RdmaOption<T> option, Object value) {
+        return setters.option(target, option, option.type().cast(value));
     }
 
     private void address(String host, int port) {
@@ -98,27 +178,27 @@ final class RdmaTransportSettings {
         option("poll-batch-size", RdmaOption.POLL_BATCH_SIZE, t.getPollBatchSize());
         option("credit-flow-control", RdmaOption.CREDIT_FLOW_CONTROL, t.isCreditFlowControl());
         option("completion-queue-mode", RdmaOption.COMPLETION_QUEUE_MODE, t.getCompletionQueueMode());
-        option("idle-strategy", RdmaOption.IDLE_STRATEGY, idleStrategy(t));
+        option("idle-strategy", RdmaOption.IDLE_STRATEGY, idleStrategy(t.getIdleStrategy(), t.getBackoff()));
         option("read-atomic-depth", RdmaOption.READ_ATOMIC_DEPTH, t.getReadAtomicDepth());
         option("rnr-retry-count", RdmaOption.RNR_RETRY_COUNT, t.getRnrRetryCount());
         option("min-rnr-timer", RdmaOption.MIN_RNR_TIMER, t.getMinRnrTimer());
         option("retry-count", RdmaOption.RETRY_COUNT, t.getRetryCount());
-        option("ack-timeout", RdmaOption.ACK_TIMEOUT, t.getAckTimeout());
+        option("ack-timeout-exponent", RdmaOption.ACK_TIMEOUT, t.getAckTimeoutExponent());
+        option("signal-interval", RdmaOption.SIGNAL_INTERVAL, t.getSignalInterval());
         option("completion-vector", RdmaOption.COMPLETION_VECTOR, t.getCompletionVector());
         option("idle-probe-interval", RdmaOption.IDLE_PROBE_INTERVAL, t.getIdleProbeInterval());
     }
 
-    private PollerIdleStrategy idleStrategy(RdmaProperties.Transport t) {
-        if (t.getIdleStrategy() == null) {
+    private PollerIdleStrategy idleStrategy(RdmaProperties.IdleStrategy strategy, RdmaProperties.Backoff b) {
+        if (strategy == null) {
             throw invalid("idle-strategy", null, "must be one of event-driven, backoff, busy-spin");
         }
-        switch (t.getIdleStrategy()) {
+        switch (strategy) {
             case BUSY_SPIN:
                 return PollerIdleStrategy.busySpin();
             case EVENT_DRIVEN:
                 return PollerIdleStrategy.eventDriven();
             default:
-                RdmaProperties.Backoff b = t.getBackoff();
                 long minNs = nanos("backoff.min-park-period", b.getMinParkPeriod());
                 long maxNs = nanos("backoff.max-park-period", b.getMaxParkPeriod());
                 try {

@@ -79,7 +79,7 @@ class RdmaAutoConfigurationTest {
                 "reactive-rdma.client.read-atomic-depth=16",
                 "reactive-rdma.client.rnr-retry-count=5",
                 "reactive-rdma.client.retry-count=2",
-                "reactive-rdma.client.ack-timeout=14",
+                "reactive-rdma.client.ack-timeout-exponent=14",
                 "reactive-rdma.client.completion-vector=3",
                 "reactive-rdma.client.idle-probe-interval=5s",
                 "reactive-rdma.client.type-of-service=96",
@@ -122,18 +122,54 @@ class RdmaAutoConfigurationTest {
         properties.getServer().setHost("10.77.0.1");
         properties.getServer().setMaxConnections(1000);
         properties.getServer().setAcceptTimeout(Duration.ofSeconds(2));
-        properties.getServer().setAckTimeout(16);
+        properties.getServer().setAckTimeoutExponent(16);
         properties.getServer().setCompletionVector(2);
         properties.getServer().setDrainTimeout(Duration.ofSeconds(5));
         RdmaServerLifecycle lifecycle = new RdmaAutoConfiguration.ServerConfiguration().rdmaServer(properties,
                 beans.getBeanProvider(RdmaConnectionHandler.class), beans.getBeanProvider(RdmaServerCustomizer.class),
-                beans.getBeanProvider(io.reactiverdma.reactive.ConnectionAcceptor.class));
+                beans.getBeanProvider(io.reactiverdma.reactive.ConnectionAcceptor.class), beans);
         RdmaTransportConfig c = lifecycle.configuration().configuration();
         assertThat(c.option(RdmaOption.MAX_CONNECTIONS)).isEqualTo(1000);
         assertThat(c.option(RdmaOption.ACCEPT_TIMEOUT)).isEqualTo(Duration.ofSeconds(2));
         assertThat(c.option(RdmaOption.ACK_TIMEOUT)).isEqualTo(16);
         assertThat(c.option(RdmaOption.COMPLETION_VECTOR)).isEqualTo(2);
         assertThat(c.acceptor()).isSameAs(acceptor);
+    }
+
+    /** Two acceptors, neither primary: failing open (accepting everyone) would be the worst reading of it. */
+    @Test
+    void twoAcceptorBeansFailTheStartInsteadOfTurningAdmissionOff() {
+        runner.withBean(RdmaConnectionHandler.class, () -> conn -> Mono.empty())
+                .withBean("allowList", io.reactiverdma.reactive.ConnectionAcceptor.class, () -> r -> Mono.empty())
+                .withBean("authentication", io.reactiverdma.reactive.ConnectionAcceptor.class, () -> r -> Mono.empty())
+                .withPropertyValues("reactive-rdma.server.enabled=true", "reactive-rdma.server.host=10.77.0.1")
+                .run(ctx -> {
+                    InvalidConfigurationPropertyValueException e = invalidProperty(ctx);
+                    assertThat(e.getName()).isEqualTo("reactive-rdma.server.enabled");
+                    assertThat(e.getMessage()).contains("at most one ConnectionAcceptor bean")
+                            .contains("allowList").contains("authentication");
+                });
+    }
+
+    @Test
+    void ofTwoAcceptorBeansThePrimaryOneAdmits() {
+        io.reactiverdma.reactive.ConnectionAcceptor primary = r -> Mono.empty();
+        org.springframework.beans.factory.support.DefaultListableBeanFactory beans =
+                new org.springframework.beans.factory.support.DefaultListableBeanFactory();
+        beans.registerSingleton("handler", (RdmaConnectionHandler) conn -> Mono.empty());
+        org.springframework.beans.factory.support.RootBeanDefinition p =
+                new org.springframework.beans.factory.support.RootBeanDefinition(
+                        io.reactiverdma.reactive.ConnectionAcceptor.class, () -> primary);
+        p.setPrimary(true);
+        beans.registerBeanDefinition("primary", p);
+        beans.registerBeanDefinition("other", new org.springframework.beans.factory.support.RootBeanDefinition(
+                io.reactiverdma.reactive.ConnectionAcceptor.class, () -> r -> Mono.empty()));
+        RdmaProperties properties = new RdmaProperties();
+        properties.getServer().setHost("10.77.0.1");
+        RdmaServerLifecycle lifecycle = new RdmaAutoConfiguration.ServerConfiguration().rdmaServer(properties,
+                beans.getBeanProvider(RdmaConnectionHandler.class), beans.getBeanProvider(RdmaServerCustomizer.class),
+                beans.getBeanProvider(io.reactiverdma.reactive.ConnectionAcceptor.class), beans);
+        assertThat(lifecycle.configuration().configuration().acceptor()).isSameAs(primary);
     }
 
     @Test
@@ -177,7 +213,7 @@ class RdmaAutoConfigurationTest {
             "reactive-rdma.server.max-connections     | 0          | option MAX_CONNECTIONS must be 1..2147483647, got 0",
             "reactive-rdma.server.accept-timeout      | 0s         | option ACCEPT_TIMEOUT must be a duration from 1 ms",
             "reactive-rdma.server.drain-timeout       | -1s        | must be 0 or a positive duration",
-            "reactive-rdma.client.ack-timeout         | 32         | option ACK_TIMEOUT must be 0..31, got 32",
+            "reactive-rdma.client.ack-timeout-exponent | 32        | option ACK_TIMEOUT must be 0..31, got 32",
             "reactive-rdma.client.type-of-service     | 256        | option TYPE_OF_SERVICE must be -1..255, got 256",
     })
     void aRefusedValueFailsTheStartNamingTheProperty(String property, String value, String reason) {
@@ -309,6 +345,35 @@ class RdmaAutoConfigurationTest {
                 .withPropertyValues("reactive-rdma.observations=false")
                 .run(ctx -> assertThat(ctx.getBean(RdmaClient.class).configuration().observer()).isNull());
         runner.run(ctx -> assertThat(ctx.getBean(RdmaClient.class).configuration().observer()).isNull());
+    }
+
+    /** The auto-configured customizers run first, so an application's own (unordered) customizer wins. */
+    @Test
+    void anApplicationsCustomizerWinsOverTheAutoConfiguredObserverAndRecorder() {
+        io.reactiverdma.reactive.RdmaConnectionObserver mine = (side, remote, context) -> null;
+        RdmaMetricsRecorder myRecorder = MicrometerRdmaRecorder.of(new SimpleMeterRegistry());
+        runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withBean(RdmaClientCustomizer.class, () -> c -> c.observer(mine).metrics(true, () -> myRecorder))
+                .run(ctx -> {
+                    RdmaTransportConfig c = ctx.getBean(RdmaClient.class).configuration();
+                    assertThat(c.observer()).isSameAs(mine);
+                    assertThat(c.metricsRecorder().get()).isSameAs(myRecorder);
+                });
+    }
+
+    /** An application that brings its own RDMA beans excludes the main auto-configuration; Actuator stays. */
+    @Test
+    void theMetricsAutoConfigurationStartsWithoutTheMainOne() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RdmaMetricsAutoConfiguration.class))
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .run(ctx -> assertThat(ctx).hasNotFailed().hasSingleBean(RdmaMetricsBinding.class));
+    }
+
+    @Test
+    void aBadRemoteAddressTagCapFailsEvenWithoutAMeterRegistry() {
+        runner.withPropertyValues("reactive-rdma.metrics-remote-address-tags=-1").run(ctx ->
+                assertThat(invalidProperty(ctx).getName()).isEqualTo("reactive-rdma.metrics-remote-address-tags"));
     }
 
     @Test

@@ -60,4 +60,58 @@ class RdmaIneffectivePropertiesTest {
         assertThat(find("reactive-rdma.server.backoff.min-park-period=5us")).singleElement().asString()
                 .contains("reactive-rdma.server.[backoff.min-park-period] set, but");
     }
+
+    /**
+     * The warning does not depend on the auto-configured client bean being created. Read from
+     * java.util.logging, commons-logging's backend on this class path (no SLF4J or Log4j here).
+     */
+    @Test
+    void theWarningIsLoggedWithAnApplicationsOwnClientAndUnderLazyInitialisation() {
+        List<String> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                logged.add(r.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(RdmaAutoConfiguration.class.getName());
+        jul.addHandler(handler);
+        try {
+            new org.springframework.boot.test.context.runner.ApplicationContextRunner()
+                    .withConfiguration(org.springframework.boot.autoconfigure.AutoConfigurations.of(
+                            RdmaAutoConfiguration.class))
+                    .withInitializer(ctx -> ctx.addBeanFactoryPostProcessor(
+                            new org.springframework.boot.LazyInitializationBeanFactoryPostProcessor()))
+                    .withBean(io.reactiverdma.reactive.RdmaClient.class, io.reactiverdma.reactive.RdmaClient::create)
+                    .withPropertyValues("reactive-rdma.client.backoff.max-spins=100")
+                    .run(ctx -> assertThat(ctx).hasNotFailed());
+        } finally {
+            jul.removeHandler(handler);
+        }
+        assertThat(logged).anySatisfy(m -> assertThat(m).contains("reactive-rdma.client.backoff.[max-spins] set"));
+    }
+
+    @Test
+    void aSharedReceiveQueueGroupWithoutADepthAndDatagramBackoffAreFound() {
+        assertThat(find("reactive-rdma.server.enabled=true", "reactive-rdma.server.host=10.77.0.1",
+                "reactive-rdma.server.shared-receive-queue-group=kv")).singleElement().asString()
+                .contains("reactive-rdma.server.shared-receive-queue-group set, but "
+                        + "reactive-rdma.server.shared-receive-queue-depth is 0");
+        assertThat(find("reactive-rdma.datagram.backoff.max-spins=1")).singleElement().asString()
+                .contains("reactive-rdma.datagram.backoff.[max-spins]");
+    }
+
+    @Test
+    void aServerPropertySetByItsDeprecatedNameIsNamedOnce() {
+        assertThat(find("reactive-rdma.server.ack-timeout=14")).singleElement().asString()
+                .contains("reactive-rdma.server.[ack-timeout-exponent] set");
+    }
 }

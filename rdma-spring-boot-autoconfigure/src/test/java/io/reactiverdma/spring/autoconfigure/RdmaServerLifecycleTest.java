@@ -68,4 +68,116 @@ class RdmaServerLifecycleTest {
                     .getName()).isEqualTo("reactive-rdma.server.shutdown-timeout");
         });
     }
+
+    private static final RdmaServer CONFIGURED = RdmaServer.create().host("10.77.0.1").handle(c -> Mono.empty());
+
+    /** A lifecycle that binds FakeBoundServers (one per start, ports 1, 2, ...) instead of a device. */
+    private static final class Binds {
+        final java.util.List<FakeBoundServer> bound = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final boolean closesAtOnce;
+
+        Binds(boolean closesAtOnce) {
+            this.closesAtOnce = closesAtOnce;
+        }
+
+        RdmaServerLifecycle lifecycle(Duration drain, Duration shutdown) {
+            return new RdmaServerLifecycle(CONFIGURED, timeout -> {
+                FakeBoundServer s = new FakeBoundServer(bound.size() + 1, closesAtOnce);
+                bound.add(s);
+                return s;
+            }, Duration.ofSeconds(1), drain, shutdown);
+        }
+    }
+
+    /**
+     * Spring Test 7 pauses cached contexts; the web server is not pauseable, so neither is the RDMA server:
+     * a pause would close every RDMA connection and a restart bind anew (with port 0, on another port).
+     */
+    @Test
+    void pausingTheContextKeepsTheServerBoundAsTheWebServerIs() {
+        Binds binds = new Binds(true);
+        try (org.springframework.context.support.GenericApplicationContext ctx =
+                     new org.springframework.context.support.GenericApplicationContext()) {
+            ctx.registerBean(RdmaServerLifecycle.class, () -> binds.lifecycle(Duration.ZERO, Duration.ofSeconds(5)));
+            ctx.refresh();
+            ctx.pause();
+            ctx.restart();
+            assertThat(binds.bound).hasSize(1);
+            assertThat(binds.bound.get(0).isDisposed()).as("disposed by the pause").isFalse();
+            assertThat(ctx.getBean(RdmaServerLifecycle.class).server()).isSameAs(binds.bound.get(0));
+        }
+    }
+
+    /** On device removal the engine disposes the server: the lifecycle says so, and a start binds again. */
+    @Test
+    void aServerThatDisposedItselfIsNotRunningAndAStartBindsItAgain() {
+        Binds binds = new Binds(true);
+        RdmaServerLifecycle lifecycle = binds.lifecycle(Duration.ZERO, Duration.ofSeconds(5));
+        lifecycle.start();
+        binds.bound.get(0).dispose();
+        assertThat(lifecycle.isRunning()).as("running after the server disposed itself").isFalse();
+        lifecycle.start();
+        assertThat(binds.bound).hasSize(2);
+        assertThat(lifecycle.server()).isSameAs(binds.bound.get(1));
+        assertThat(lifecycle.isRunning()).isTrue();
+    }
+
+    /**
+     * The context's stop waits for the callback under spring.lifecycle.timeout-per-shutdown-phase: stop(callback)
+     * must return at once, so that timeout bounds the drain, and call back when the drain ended.
+     */
+    @Test
+    void stopReturnsAtOnceAndCallsBackWhenTheDrainEnds() throws InterruptedException {
+        Binds binds = new Binds(true);
+        RdmaServerLifecycle lifecycle = binds.lifecycle(Duration.ofSeconds(30), Duration.ofSeconds(30));
+        lifecycle.start();
+        java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(20),
+                () -> lifecycle.stop(stopped::countDown), "stop(callback) blocked for the drain");
+        assertThat(lifecycle.isRunning()).isFalse();
+        assertThat(stopped.getCount()).as("called back before the drain ended").isEqualTo(1);
+        binds.bound.get(0).drained.tryEmitEmpty();
+        assertThat(stopped.await(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    }
+
+    /** A drain and a close that never end: the callback still comes after drain + shutdown timeouts. */
+    @Test
+    void aDrainThatNeverEndsStillCallsBackAfterTheTimeouts() throws InterruptedException {
+        Binds binds = new Binds(false);
+        RdmaServerLifecycle graceful = binds.lifecycle(Duration.ofMillis(100), Duration.ofMillis(100));
+        graceful.start();
+        java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
+        graceful.stop(stopped::countDown);
+        assertThat(stopped.await(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(binds.bound.get(0).isDisposed()).as("closed after the drain timeout").isTrue();
+
+        RdmaServerLifecycle atOnce = binds.lifecycle(Duration.ZERO, Duration.ofMillis(100));
+        atOnce.start();
+        java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(20),
+                () -> atOnce.stop(closed::countDown), "stop(callback) blocked for the close");
+        assertThat(closed.await(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    }
+
+    /** Contexts that asked for it share the engine: only the last one to close releases it, once. */
+    @Test
+    void theEngineIsReleasedWhenTheLastContextThatAskedForItCloses() {
+        java.util.concurrent.atomic.AtomicInteger releases = new java.util.concurrent.atomic.AtomicInteger();
+        RdmaEngineRelease first = new RdmaEngineRelease(() -> Mono.fromRunnable(releases::incrementAndGet));
+        RdmaEngineRelease second = new RdmaEngineRelease(() -> Mono.fromRunnable(releases::incrementAndGet));
+        first.destroy();
+        first.destroy();
+        assertThat(releases).as("released while another context still uses the engine").hasValue(0);
+        second.destroy();
+        assertThat(releases).hasValue(1);
+    }
+
+    @Test
+    void releasingTheEngineOnCloseIsOptIn() {
+        ApplicationContextRunner plain = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(RdmaAutoConfiguration.class));
+        plain.run(ctx -> assertThat(ctx).doesNotHaveBean(RdmaEngineRelease.class));
+        plain.withPropertyValues("reactive-rdma.release-engine-on-close=true")
+                .run(ctx -> assertThat(ctx).hasSingleBean(RdmaEngineRelease.class));
+    }
 }
