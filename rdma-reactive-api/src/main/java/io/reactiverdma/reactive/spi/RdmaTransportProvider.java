@@ -14,8 +14,19 @@ import java.util.function.Function;
  * The engine behind {@link io.reactiverdma.reactive.RdmaClient} and {@link io.reactiverdma.reactive.RdmaServer},
  * found with {@link java.util.ServiceLoader} (the {@code rdma-reactive-impl} module provides one). Users do
  * not call it.
+ *
+ * <p>When several are on the class path, the API uses the one of the highest {@link #priority()}, and of
+ * equal priorities the one whose class name sorts first, so the choice never depends on class-path order.
  */
 public interface RdmaTransportProvider {
+    /**
+     * This provider's rank when several are on the class path: the highest wins. The engine's is 0; a
+     * test-support provider that hands over to the engine when not in use (rdma-test's) ranks higher.
+     */
+    default int priority() {
+        return 0;
+    }
+
     /** Connects as {@link io.reactiverdma.reactive.RdmaClient#connect()} documents. */
     Mono<RdmaConnection> connect(RdmaTransportConfig config);
 

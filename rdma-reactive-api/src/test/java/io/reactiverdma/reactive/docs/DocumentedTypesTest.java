@@ -30,7 +30,8 @@ class DocumentedTypesTest {
     /** Source roots, relative to the repository root, whose public types the docs must name. */
     static final List<String> SOURCE_ROOTS = List.of(
             "rdma-reactive-api/src/main/java",
-            "rdma-spring-boot-autoconfigure/src/main/java");
+            "rdma-spring-boot-autoconfigure/src/main/java",
+            "rdma-test/src/main/java");
 
     private static final Pattern PACKAGE = Pattern.compile("(?m)^package\\s+([\\w.]+)\\s*;");
     private static final Pattern PUBLIC_TYPE = Pattern.compile(

@@ -1,18 +1,15 @@
 package io.reactiverdma.reactive.impl;
 
 import io.reactiverdma.reactive.ConnectionClosedException;
-import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.RdmaCompletionException;
 import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaMessage;
-import io.reactiverdma.reactive.RdmaTransportConfig;
 import io.reactiverdma.reactive.RegisteredBuffer;
 import io.reactiverdma.reactive.RemoteAccess;
 import io.reactiverdma.reactive.RemoteRegion;
 import io.reactiverdma.reactive.impl.device.BufferPool;
-import io.reactiverdma.reactive.impl.loopback.LoopbackCmId;
 import io.reactiverdma.reactive.impl.loopback.LoopbackFaults;
 import io.reactiverdma.reactive.impl.loopback.LoopbackQueuePair;
 import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
@@ -22,7 +19,6 @@ import io.reactiverdma.verbs.WrOpcode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -49,49 +45,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BatchingAndStreamingTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final LoopbackStack stack = LoopbackStack.create();
-    private final RdmaEngine serverEngine = new RdmaEngine(stack);
-    private final RdmaEngine clientEngine = new RdmaEngine(stack);
-    private final List<Disposable> toClose = new ArrayList<>();
-    private final Sinks.Many<RdmaConnection> accepted = Sinks.many().replay().all();
-    private DisposableRdmaServer server;
+    private final LoopbackClientServer fixture = new LoopbackClientServer();
+    private final LoopbackStack stack = fixture.stack;
 
     @AfterEach
     void tearDown() {
-        try {
-            toClose.forEach(Disposable::dispose);
-            if (server != null) {
-                server.disposeNow(WAIT);
-            }
-        } finally {
-            stack.close();
-        }
+        fixture.close();
     }
 
     private RdmaConnection connect() {
-        RdmaTransportConfig config = RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0);
-        server = serverEngine.bind(config, c -> {
-            accepted.tryEmitNext(c);
-            return c.onDispose();
-        }).block(WAIT);
-        assertNotNull(server);
-        RdmaConnection c = clientEngine.connect(config.withPort(server.port())).block(WAIT);
-        assertNotNull(c);
-        toClose.add(c);
-        return c;
+        return fixture.connect(LoopbackClientServer.config());
     }
 
     private RdmaConnection serverSide() {
-        return accepted.asFlux().blockFirst(WAIT);
+        return fixture.serverSide(0);
     }
 
     private LoopbackQueuePair clientQp() {
-        for (LoopbackCmId id : stack.liveIds()) {
-            if (!id.isConnectRequest() && id.queuePair() != null) {
-                return id.queuePair();
-            }
-        }
-        throw new AssertionError("no client QP");
+        return fixture.clientId().queuePair();
     }
 
     /** Collects the int each message starts with. */

@@ -33,7 +33,6 @@ import reactor.test.StepVerifier;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -53,53 +52,39 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class EngineCoreDefectsTest {
     static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final LoopbackStack stack = LoopbackStack.create();
-    private final RdmaEngine serverEngine = new RdmaEngine(stack);
-    private final RdmaEngine clientEngine = new RdmaEngine(stack);
-    private final List<Disposable> toClose = new ArrayList<>();
-    private final Sinks.Many<RdmaConnection> accepted = Sinks.many().replay().all();
+    private final LoopbackClientServer fixture = new LoopbackClientServer();
+    private final LoopbackStack stack = fixture.stack;
+    private final RdmaEngine clientEngine = fixture.clientEngine;
+    /** The server bound last; a test that closed it itself sets it to null (closing it again is harmless). */
     private DisposableRdmaServer server;
     private Scheduler scheduler;
 
     @AfterEach
     void tearDown() {
         try {
-            toClose.forEach(Disposable::dispose);
-            if (server != null) {
-                server.disposeNow(WAIT);
-            }
+            fixture.close();
+        } finally {
             if (scheduler != null) {
                 scheduler.dispose();
             }
-        } finally {
-            stack.close();
         }
     }
 
     private static RdmaTransportConfig config() {
-        return RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0);
+        return LoopbackClientServer.config();
     }
 
     /** A server whose connections are handed to the test, and that keeps each open until the client closes. */
     private void bind(RdmaTransportConfig config) {
-        server = serverEngine.bind(config, c -> {
-            accepted.tryEmitNext(c);
-            return c.onDispose();
-        }).block(WAIT);
-        assertNotNull(server);
+        server = fixture.bind(config);
     }
 
     private RdmaConnection connect(RdmaTransportConfig config) {
-        RdmaConnection c = clientEngine.connect(config.withPort(server.port())).block(WAIT);
-        assertNotNull(c);
-        toClose.add(c);
-        return c;
+        return fixture.connect(config);
     }
 
     private RdmaConnection serverSide(int index) {
-        RdmaConnection s = accepted.asFlux().elementAt(index).block(WAIT);
-        assertNotNull(s);
-        return s;
+        return fixture.serverSide(index);
     }
 
     private static void consumeAll(RdmaConnection c) {
@@ -121,12 +106,7 @@ class EngineCoreDefectsTest {
 
     /** The client's active cm id (not a listener, not a connect request's id). */
     private LoopbackCmId clientId() {
-        for (LoopbackCmId id : stack.liveIds()) {
-            if (!id.isConnectRequest() && id.queuePair() != null) {
-                return id;
-            }
-        }
-        throw new AssertionError("no client id with a queue pair among " + stack.liveIds());
+        return fixture.clientId();
     }
 
     /** True while some client-side connection (an active id with a queue pair) is still alive. */

@@ -233,21 +233,6 @@ class LoopbackEngineFaultsTest extends LoopbackEngineTestBase {
         assertOnlyDeviceResourcesLeft();
     }
 
-    @Test
-    void aHandlerThatThrowsRejectsTheClient() {
-        server = engine.bind(config(), c -> {
-            throw new IllegalStateException("handler refuses");
-        }).block(WAIT);
-        assertNotNull(server);
-        StepVerifier.create(engine.connect(config().withPort(server.port())))
-                .expectErrorSatisfies(e -> {
-                    assertTrue(e instanceof RdmaConnectException, e.toString());
-                    assertEquals(ConnectionEvent.Type.REJECTED, ((RdmaConnectException) e).reason());
-                })
-                .verify(WAIT);
-        assertOnlyDeviceResourcesLeft();
-    }
-
     private static void sleep(long ms) {
         try {
             Thread.sleep(ms);

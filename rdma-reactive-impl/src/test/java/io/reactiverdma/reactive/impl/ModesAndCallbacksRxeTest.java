@@ -33,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * On a real device (rxe in the VM): every CQ mode and idle strategy carries traffic, callbacks run where
- * the documentation says, and connection set-up failures are typed.
+ * the documentation says, and a connect cancelled midway leaves nothing open. (A throwing handler and an
+ * unknown host are in {@link ConnectionContract}.)
  */
 @Tag(RxeTestSupport.TAG)
 class ModesAndCallbacksRxeTest {
@@ -141,30 +142,6 @@ class ModesAndCallbacksRxeTest {
                 .expectComplete().verify(WAIT);
         assertTrue(sendThread.get().startsWith("app-callbacks"), "send's signal moved: " + sendThread.get());
         assertTrue(receiveThread.get().startsWith("app-callbacks"), "receive's signals moved: " + receiveThread.get());
-    }
-
-    @Test
-    void aServerHandlerThatThrowsRejectsTheRequest() {
-        DisposableRdmaServer server = RdmaServer.create().host(host()).port(0).handle(c -> {
-            throw new IllegalStateException("this handler refuses everyone");
-        }).bindNow(WAIT);
-        servers.add(server);
-        StepVerifier.create(RdmaClient.create().host(host()).port(server.port()).connect())
-                .expectErrorSatisfies(e -> {
-                    assertTrue(e instanceof RdmaConnectException, e.toString());
-                    assertEquals(ConnectionEvent.Type.REJECTED, ((RdmaConnectException) e).reason(), e.toString());
-                })
-                .verify(WAIT);
-    }
-
-    @Test
-    void anUnknownHostIsATypedAddressError() {
-        StepVerifier.create(RdmaClient.create().host("no-such-host.invalid").port(7471).connect())
-                .expectErrorSatisfies(e -> {
-                    assertTrue(e instanceof RdmaConnectException, e.toString());
-                    assertEquals(ConnectionEvent.Type.ADDRESS_ERROR, ((RdmaConnectException) e).reason());
-                })
-                .verify(WAIT);
     }
 
     @Test

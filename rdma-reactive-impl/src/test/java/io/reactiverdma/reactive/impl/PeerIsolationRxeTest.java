@@ -1,32 +1,32 @@
 package io.reactiverdma.reactive.impl;
 
 import io.reactiverdma.testsupport.RxeTestSupport;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
 
-/** {@link PeerIsolationScenario} on rxe: the device enforces the windows' binding to their QP. */
+import java.time.Duration;
+
+/** {@link PeerIsolationContract} on rxe: the device enforces the windows' binding to their QP. */
 @Tag(RxeTestSupport.TAG)
-class PeerIsolationRxeTest {
-    private final RdmaEngine engine = new RdmaEngine();
-    private PeerIsolationScenario scenario;
+class PeerIsolationRxeTest extends PeerIsolationContract {
+    private static final RdmaEngine ENGINE = new RdmaEngine();
 
-    @AfterEach
-    void close() {
-        if (scenario != null) {
-            scenario.close();
-        }
+    @Override
+    protected RdmaEngine engine() {
+        return ENGINE;
     }
 
-    @Test
-    void aClientCannotWriteAnotherClientsCreditWordAndTheOthersAreStillServed() {
-        scenario = new PeerIsolationScenario(engine, RxeResources.requireDevice(), RxeResources.WAIT);
-        scenario.run(20);
+    @Override
+    protected String host() {
+        return RxeResources.requireDevice();
     }
 
-    @Test
-    void aRegionIsExposedToOneConnectionOnlyAndRevocable() {
-        scenario = new PeerIsolationScenario(engine, RxeResources.requireDevice(), RxeResources.WAIT);
-        scenario.runExposed();
+    @Override
+    protected Duration waitTime() {
+        return RxeResources.WAIT;
+    }
+
+    @Override
+    protected int messages() {
+        return 20;
     }
 }

@@ -1,7 +1,6 @@
 package io.reactiverdma.reactive.impl;
 
 import io.reactiverdma.reactive.ConnectionClosedException;
-import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaMessage;
@@ -22,7 +21,6 @@ import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
-import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 
 import java.nio.ByteBuffer;
@@ -53,56 +51,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SendSideDefectsTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final LoopbackStack stack = LoopbackStack.create();
-    private final RdmaEngine serverEngine = new RdmaEngine(stack);
-    private final RdmaEngine clientEngine = new RdmaEngine(stack);
-    private final List<Disposable> toClose = new ArrayList<>();
-    private final Sinks.Many<RdmaConnection> accepted = Sinks.many().replay().all();
-    private DisposableRdmaServer server;
+    private final LoopbackClientServer fixture = new LoopbackClientServer();
+    private final LoopbackStack stack = fixture.stack;
 
     @AfterEach
     void tearDown() {
-        try {
-            toClose.forEach(Disposable::dispose);
-            if (server != null) {
-                server.disposeNow(WAIT);
-            }
-        } finally {
-            stack.close();
-        }
+        fixture.close();
     }
 
     private RdmaTransportConfig config() {
-        return RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0);
+        return LoopbackClientServer.config();
     }
 
     private RdmaConnection connect() {
-        if (server == null) {
-            server = serverEngine.bind(config(), c -> {
-                accepted.tryEmitNext(c);
-                return c.onDispose();
-            }).block(WAIT);
-            assertNotNull(server);
-        }
-        RdmaConnection c = clientEngine.connect(config().withPort(server.port())).block(WAIT);
-        assertNotNull(c);
-        toClose.add(c);
-        return c;
+        return fixture.connect(config());
     }
 
     private RdmaConnection serverSide(int index) {
-        RdmaConnection s = accepted.asFlux().elementAt(index).block(WAIT);
-        assertNotNull(s);
-        return s;
+        return fixture.serverSide(index);
     }
 
     private LoopbackCmId clientId() {
-        for (LoopbackCmId id : stack.liveIds()) {
-            if (!id.isConnectRequest() && id.queuePair() != null) {
-                return id;
-            }
-        }
-        throw new AssertionError("no client id");
+        return fixture.clientId();
     }
 
     private LoopbackQueuePair clientQp() {

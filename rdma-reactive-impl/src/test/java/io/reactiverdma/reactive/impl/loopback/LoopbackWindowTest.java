@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * they serve, under a new rkey with the same index; remote access only through that rkey, in the range and
  * access bound; invalidated by LOCAL_INV and by destroying the QP; the region cannot be deregistered while
  * a window is bound to it. (That another QP of the same PD cannot use the rkey is tested end to end by
- * {@code PeerIsolationHostTest}.)
+ * {@code PeerIsolationLoopbackTest}.)
  */
 @Timeout(30)
 class LoopbackWindowTest {
