@@ -17,7 +17,8 @@ import java.util.Objects;
  * }</pre>
  */
 public abstract class RdmaClient extends RdmaTransport<RdmaClient, RdmaClientConfig> {
-    RdmaClient() {
+    RdmaClient(RdmaClientConfig config) {
+        super(config);
     }
 
     /** A client with {@link RdmaClientConfig#defaults()}. */
@@ -86,21 +87,13 @@ public abstract class RdmaClient extends RdmaTransport<RdmaClient, RdmaClientCon
 
     /** {@link #connect()} and wait at most {@code timeout}. */
     public final RdmaConnection connectNow(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout");
-        return connect().block(timeout);
+        return await(connect(), timeout);
     }
 }
 
 final class DefaultRdmaClient extends RdmaClient {
-    private final RdmaClientConfig config;
-
     DefaultRdmaClient(RdmaClientConfig config) {
-        this.config = config;
-    }
-
-    @Override
-    public RdmaClientConfig configuration() {
-        return config;
+        super(config);
     }
 
     @Override
@@ -110,6 +103,6 @@ final class DefaultRdmaClient extends RdmaClient {
 
     @Override
     public Mono<RdmaConnection> connect() {
-        return requiringHost("connect()", "", () -> Providers.provider().connect(config));
+        return requiringHost("connect()", "", () -> Providers.provider().connect(configuration()));
     }
 }

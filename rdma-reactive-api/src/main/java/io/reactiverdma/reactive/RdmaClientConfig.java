@@ -9,7 +9,7 @@ import java.util.Objects;
  * plus what only a client has, the connection observer and the private data sent with the connect request.
  * Every {@code with*} method returns a copy.
  */
-public final class RdmaClientConfig extends RoleConfig<RdmaClientConfig> {
+public final class RdmaClientConfig extends ConnectingConfig<RdmaClientConfig> {
     /**
      * The most private data a client's application sends with its connect (see
      * {@link #withPrivateData(byte[])}; the docs' server guide says where the limit comes from).
@@ -18,13 +18,10 @@ public final class RdmaClientConfig extends RoleConfig<RdmaClientConfig> {
     private static final byte[] NO_DATA = new byte[0];
     private static final RdmaClientConfig DEFAULT = new RdmaClientConfig(TransportSettings.DEFAULT, null, NO_DATA);
 
-    @Nullable
-    private final RdmaConnectionObserver observer;
     private final byte[] privateData;
 
     private RdmaClientConfig(TransportSettings settings, @Nullable RdmaConnectionObserver observer, byte[] privateData) {
-        super(settings);
-        this.observer = observer;
+        super(settings, observer);
         this.privateData = privateData;
     }
 
@@ -39,23 +36,11 @@ public final class RdmaClientConfig extends RoleConfig<RdmaClientConfig> {
      * settings without a role, as Spring's properties are).
      */
     public static RdmaClientConfig of(RdmaTransportConfig shared) {
-        java.util.Objects.requireNonNull(shared, "shared");
-        return shared instanceof RdmaClientConfig ? (RdmaClientConfig) shared : DEFAULT.withSettings(shared.settings);
+        return DEFAULT.adopt(shared);
     }
 
     @Override
-    RdmaClientConfig withSettings(TransportSettings settings) {
-        return new RdmaClientConfig(settings, observer, privateData);
-    }
-
-    /** Told about every connect: when it starts and whether it is established, fails or is cancelled; null: none. */
-    @Nullable
-    public RdmaConnectionObserver observer() {
-        return observer;
-    }
-
-    /** A copy with {@code observer}; null: no observer. */
-    public RdmaClientConfig withObserver(@Nullable RdmaConnectionObserver observer) {
+    RdmaClientConfig copy(TransportSettings settings, @Nullable RdmaConnectionObserver observer) {
         return new RdmaClientConfig(settings, observer, privateData);
     }
 
@@ -80,12 +65,11 @@ public final class RdmaClientConfig extends RoleConfig<RdmaClientConfig> {
                     "connect private data is " + privateData.length + " bytes; at most " + MAX_CONNECT_PRIVATE_DATA
                             + " fit (56 of the CM request less 24 of the engine's negotiation)");
         }
-        return new RdmaClientConfig(settings, observer, privateData.length == 0 ? NO_DATA : privateData.clone());
+        return new RdmaClientConfig(settings, observer(), privateData.length == 0 ? NO_DATA : privateData.clone());
     }
 
     @Override
     String roleSettings() {
-        return (observer != null ? ", observer " + observer : "")
-                + (privateData.length > 0 ? ", " + privateData.length + " bytes of private data" : "");
+        return super.roleSettings() + (privateData.length > 0 ? ", " + privateData.length + " bytes of private data" : "");
     }
 }

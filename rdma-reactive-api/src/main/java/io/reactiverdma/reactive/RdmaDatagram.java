@@ -3,7 +3,6 @@ package io.reactiverdma.reactive;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * Opens unreliable-datagram (UD) endpoints: one UD queue pair on rdma_cm's UDP port space, bound to a local
@@ -22,7 +21,8 @@ import java.util.Objects;
  * options.
  */
 public abstract class RdmaDatagram extends RdmaTransport<RdmaDatagram, RdmaDatagramConfig> {
-    RdmaDatagram() {
+    RdmaDatagram(RdmaDatagramConfig config) {
+        super(config);
     }
 
     /** An unbound datagram configuration with {@link RdmaDatagramConfig#defaults()}. */
@@ -45,21 +45,13 @@ public abstract class RdmaDatagram extends RdmaTransport<RdmaDatagram, RdmaDatag
 
     /** {@link #bind()} and wait at most {@code timeout}. */
     public final RdmaDatagramEndpoint bindNow(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout");
-        return bind().block(timeout);
+        return await(bind(), timeout);
     }
 }
 
 final class DefaultRdmaDatagram extends RdmaDatagram {
-    private final RdmaDatagramConfig config;
-
     DefaultRdmaDatagram(RdmaDatagramConfig config) {
-        this.config = config;
-    }
-
-    @Override
-    public RdmaDatagramConfig configuration() {
-        return config;
+        super(config);
     }
 
     @Override
@@ -69,6 +61,6 @@ final class DefaultRdmaDatagram extends RdmaDatagram {
 
     @Override
     public Mono<RdmaDatagramEndpoint> bind() {
-        return requiringHost("bind()", "", () -> Providers.provider().bindDatagram(config));
+        return requiringHost("bind()", "", () -> Providers.provider().bindDatagram(configuration()));
     }
 }

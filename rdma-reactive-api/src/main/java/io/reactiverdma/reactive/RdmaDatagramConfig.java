@@ -23,8 +23,7 @@ public final class RdmaDatagramConfig extends RoleConfig<RdmaDatagramConfig> {
      * settings without a role, as Spring's properties are).
      */
     public static RdmaDatagramConfig of(RdmaTransportConfig shared) {
-        java.util.Objects.requireNonNull(shared, "shared");
-        return shared instanceof RdmaDatagramConfig ? (RdmaDatagramConfig) shared : DEFAULT.withSettings(shared.settings);
+        return DEFAULT.adopt(shared);
     }
 
     @Override

@@ -24,7 +24,8 @@ import java.util.function.Function;
  * the connection is ESTABLISHED. When the {@code Publisher} it returns terminates, the connection is closed.
  */
 public abstract class RdmaServer extends RdmaTransport<RdmaServer, RdmaServerConfig> {
-    RdmaServer() {
+    RdmaServer(RdmaServerConfig config) {
+        super(config);
     }
 
     /** A server with {@link RdmaServerConfig#defaults()} and no handler yet. */
@@ -116,25 +117,18 @@ public abstract class RdmaServer extends RdmaTransport<RdmaServer, RdmaServerCon
 
     /** {@link #bind()} and wait at most {@code timeout}. */
     public final DisposableRdmaServer bindNow(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout");
-        return bind().block(timeout);
+        return await(bind(), timeout);
     }
 }
 
 final class DefaultRdmaServer extends RdmaServer {
-    private final RdmaServerConfig config;
     @Nullable
     private final Function<? super RdmaConnection, ? extends Publisher<Void>> handler;
 
     DefaultRdmaServer(RdmaServerConfig config,
             @Nullable Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
-        this.config = config;
+        super(config);
         this.handler = handler;
-    }
-
-    @Override
-    public RdmaServerConfig configuration() {
-        return config;
     }
 
     @Override
@@ -145,7 +139,7 @@ final class DefaultRdmaServer extends RdmaServer {
     @Override
     public RdmaServer handle(Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
         Objects.requireNonNull(handler, "handler");
-        return new DefaultRdmaServer(config, handler);
+        return new DefaultRdmaServer(configuration(), handler);
     }
 
     @Override
@@ -153,6 +147,6 @@ final class DefaultRdmaServer extends RdmaServer {
         return requiringHost("bind()", " (an address of an RDMA device's netdev)", () -> handler == null
                 ? Mono.error(new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
                         "no handler: call handle(..) before bind()"))
-                : Providers.provider().bind(config, handler));
+                : Providers.provider().bind(configuration(), handler));
     }
 }

@@ -7,18 +7,15 @@ import reactor.util.annotation.Nullable;
  * plus what only a server has, the connection observer and the admission step. Every {@code with*} method
  * returns a copy. (The handler is not configuration: {@link RdmaServer#handle} keeps it.)
  */
-public final class RdmaServerConfig extends RoleConfig<RdmaServerConfig> {
+public final class RdmaServerConfig extends ConnectingConfig<RdmaServerConfig> {
     private static final RdmaServerConfig DEFAULT = new RdmaServerConfig(TransportSettings.DEFAULT, null, null);
 
-    @Nullable
-    private final RdmaConnectionObserver observer;
     @Nullable
     private final ConnectionAcceptor acceptor;
 
     private RdmaServerConfig(TransportSettings settings, @Nullable RdmaConnectionObserver observer,
             @Nullable ConnectionAcceptor acceptor) {
-        super(settings);
-        this.observer = observer;
+        super(settings, observer);
         this.acceptor = acceptor;
     }
 
@@ -33,23 +30,11 @@ public final class RdmaServerConfig extends RoleConfig<RdmaServerConfig> {
      * settings without a role, as Spring's properties are).
      */
     public static RdmaServerConfig of(RdmaTransportConfig shared) {
-        java.util.Objects.requireNonNull(shared, "shared");
-        return shared instanceof RdmaServerConfig ? (RdmaServerConfig) shared : DEFAULT.withSettings(shared.settings);
+        return DEFAULT.adopt(shared);
     }
 
     @Override
-    RdmaServerConfig withSettings(TransportSettings settings) {
-        return new RdmaServerConfig(settings, observer, acceptor);
-    }
-
-    /** Told about every connection request: when it arrives and whether it is established or fails; null: none. */
-    @Nullable
-    public RdmaConnectionObserver observer() {
-        return observer;
-    }
-
-    /** A copy with {@code observer}; null: no observer. */
-    public RdmaServerConfig withObserver(@Nullable RdmaConnectionObserver observer) {
+    RdmaServerConfig copy(TransportSettings settings, @Nullable RdmaConnectionObserver observer) {
         return new RdmaServerConfig(settings, observer, acceptor);
     }
 
@@ -61,11 +46,11 @@ public final class RdmaServerConfig extends RoleConfig<RdmaServerConfig> {
 
     /** A copy whose {@code acceptor} decides each connection request; null: every request is accepted. */
     public RdmaServerConfig withAcceptor(@Nullable ConnectionAcceptor acceptor) {
-        return new RdmaServerConfig(settings, observer, acceptor);
+        return new RdmaServerConfig(settings, observer(), acceptor);
     }
 
     @Override
     String roleSettings() {
-        return (observer != null ? ", observer " + observer : "") + (acceptor != null ? ", acceptor " + acceptor : "");
+        return super.roleSettings() + (acceptor != null ? ", acceptor " + acceptor : "");
     }
 }

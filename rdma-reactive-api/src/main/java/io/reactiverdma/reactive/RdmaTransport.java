@@ -4,6 +4,8 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.annotation.Nullable;
 
+import java.time.Duration;
+import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
@@ -16,12 +18,17 @@ import java.util.function.Supplier;
  * @param <C> the role's configuration
  */
 public abstract class RdmaTransport<T extends RdmaTransport<T, C>, C extends RdmaTransportConfig> {
+    private final C config;
+
     /** Package-private: the three roles of this package are the only transports. */
-    RdmaTransport() {
+    RdmaTransport(C config) {
+        this.config = config;
     }
 
     /** The configuration this instance connects or binds with. */
-    public abstract C configuration();
+    public final C configuration() {
+        return config;
+    }
 
     /** A new instance of this role, with {@code config} and everything else of this one. */
     abstract T duplicate(C config);
@@ -88,6 +95,12 @@ public abstract class RdmaTransport<T extends RdmaTransport<T, C>, C extends Rdm
     @SuppressWarnings("unchecked")
     private T with(RdmaTransportConfig config) {
         return duplicate((C) config);
+    }
+
+    /** {@code operation} subscribed and waited for, at most {@code timeout}: the roles' {@code *Now} methods. */
+    static <R> R await(Mono<R> operation, Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        return operation.block(timeout);
     }
 
     /**

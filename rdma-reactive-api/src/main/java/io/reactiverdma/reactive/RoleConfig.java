@@ -19,6 +19,13 @@ abstract class RoleConfig<C extends RoleConfig<C>> extends RdmaTransportConfig {
     /** This role's configuration with {@code settings} and this one's role-specific settings. */
     abstract C withSettings(TransportSettings settings);
 
+    /** {@code shared} when it is this role's already, else this configuration with {@code shared}'s settings. */
+    @SuppressWarnings("unchecked")
+    final C adopt(RdmaTransportConfig shared) {
+        java.util.Objects.requireNonNull(shared, "shared");
+        return getClass().isInstance(shared) ? (C) shared : withSettings(shared.settings);
+    }
+
     @Override
     public final C withHost(String host) {
         return withSettings(settings.withHost(host));

@@ -68,12 +68,12 @@ class TransportRolesTest {
 
     @Test
     void eachConfigurationCarriesOnlyItsRolesSettings() {
-        assertEquals(Set.of(), accessorsDeclaredIn(RdmaTransportConfig.class, Set.of("observer", "acceptor", "privateData")));
+        assertEquals(Set.of(), accessorsOf(RdmaTransportConfig.class, Set.of("observer", "acceptor", "privateData")));
         assertEquals(Set.of("observer", "privateData"),
-                accessorsDeclaredIn(RdmaClientConfig.class, Set.of("observer", "acceptor", "privateData")));
+                accessorsOf(RdmaClientConfig.class, Set.of("observer", "acceptor", "privateData")));
         assertEquals(Set.of("observer", "acceptor"),
-                accessorsDeclaredIn(RdmaServerConfig.class, Set.of("observer", "acceptor", "privateData")));
-        assertEquals(Set.of(), accessorsDeclaredIn(RdmaDatagramConfig.class, Set.of("observer", "acceptor", "privateData")));
+                accessorsOf(RdmaServerConfig.class, Set.of("observer", "acceptor", "privateData")));
+        assertEquals(Set.of(), accessorsOf(RdmaDatagramConfig.class, Set.of("observer", "acceptor", "privateData")));
     }
 
     @Test
@@ -103,9 +103,10 @@ class TransportRolesTest {
                 .collect(Collectors.toCollection(TreeSet::new));
     }
 
-    private static Set<String> accessorsDeclaredIn(Class<?> type, Set<String> names) {
-        return Arrays.stream(type.getDeclaredMethods())
-                .filter(m -> Modifier.isPublic(m.getModifiers()) && m.getParameterCount() == 0)
+    /** The public accessors among {@code names} that {@code type} has (its own or inherited). */
+    private static Set<String> accessorsOf(Class<?> type, Set<String> names) {
+        return Arrays.stream(type.getMethods())
+                .filter(m -> m.getParameterCount() == 0)
                 .map(Method::getName).filter(names::contains)
                 .collect(Collectors.toCollection(TreeSet::new));
     }
