@@ -92,6 +92,25 @@ class TransportRolesTest {
         assertTrue(client.toString().contains("2 bytes of private data"), client.toString());
     }
 
+    @Test
+    void oneGenericMethodAppliesTheSharedSettingsToEveryRoleAndKeepsItsType() {
+        RdmaServer server = shared(RdmaServer.create()).maxConnections(2);
+        RdmaClient client = shared(RdmaClient.create()).privateData(new byte[] {1});
+        RdmaDatagram datagram = shared(RdmaDatagram.create());
+        for (RdmaTransportConfig c : new RdmaTransportConfig[] {server.configuration(), client.configuration(),
+                datagram.configuration()}) {
+            assertEquals("10.0.0.1", c.host());
+            assertEquals(8, c.option(RdmaOption.POLL_BATCH_SIZE));
+            assertTrue(c.metrics());
+        }
+        assertEquals(2, server.configuration().option(RdmaOption.MAX_CONNECTIONS));
+    }
+
+    /** What a caller (Spring's properties, say) writes once for every role. */
+    private static <T extends RdmaTransport<T, ?>> T shared(T transport) {
+        return transport.host("10.0.0.1").port(7000).option(RdmaOption.POLL_BATCH_SIZE, 8).metrics(true);
+    }
+
     /** Public methods named as setters (returning the transport) that {@code type} itself declares. */
     private static Set<String> settersDeclaredIn(Class<?> type, Class<?> returns) {
         return Arrays.stream(type.getDeclaredMethods())
