@@ -2,16 +2,17 @@ package io.reactiverdma.reactive;
 
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
+import reactor.util.annotation.Nullable;
 
 import java.time.Duration;
 import java.util.Objects;
-import java.util.function.Supplier;
 import java.util.function.Function;
 
 /**
  * Listens for rdma_cm connections and hands each one to a handler. Immutable: every configuration method
- * returns a new server.
+ * returns a new server. The shared settings (host, port, options, metrics, callback scheduler) are
+ * {@link RdmaTransport}'s; the server adds its observer, admission ({@link #accept}, {@link #maxConnections},
+ * {@link #acceptTimeout}), shared receive queue and handler.
  * <pre>{@code
  * DisposableRdmaServer server = RdmaServer.create().host("10.0.0.1").port(7471)
  *     .handle(conn -> conn.send(conn.receive(m -> ByteBuffer.wrap(m.toByteArray()))))   // an echo server
@@ -21,37 +22,23 @@ import java.util.function.Function;
  * accepted, so receives it asks for are posted before the peer can send; operations it starts wait until
  * the connection is ESTABLISHED. When the {@code Publisher} it returns terminates, the connection is closed.
  */
-public abstract class RdmaServer {
-    RdmaServer() {
+public abstract class RdmaServer extends RdmaTransport<RdmaServer, RdmaServerConfig> {
+    RdmaServer(RdmaServerConfig config) {
+        super(config);
     }
 
+    /** A server with {@link RdmaServerConfig#defaults()} and no handler yet. */
     public static RdmaServer create() {
-        return new DefaultRdmaServer(RdmaTransportConfig.defaults(), null);
+        return new DefaultRdmaServer(RdmaServerConfig.defaults(), null);
     }
-
-    public abstract RdmaTransportConfig configuration();
-
-    /** The local address to listen on: an address of an RDMA device's netdev. */
-    public abstract RdmaServer host(String host);
-
-    /** The rdma_cm port; 0 picks a free one (see {@link DisposableRdmaServer#port()}). */
-    public abstract RdmaServer port(int port);
-
-    public abstract <T> RdmaServer option(RdmaOption<T> option, T value);
-
-    /** Records meters under {@code rdma.} in Micrometer's global registry (or, false, records none). */
-    public abstract RdmaServer metrics(boolean enable);
-
-    /** As {@link RdmaClient#metrics(boolean, Supplier)}: what the engine measures, to {@code recorder}'s recorder. */
-    public abstract RdmaServer metrics(boolean enable, Supplier<? extends RdmaMetricsRecorder> recorder);
 
     /**
      * Tells {@code observer} about every connection request: when it arrives, and whether the connection is
      * established or fails. Null: no observer.
      */
-    public abstract RdmaServer observer(RdmaConnectionObserver observer);
-
-    public abstract RdmaServer callbackScheduler(Scheduler scheduler);
+    public final RdmaServer observer(@Nullable RdmaConnectionObserver observer) {
+        return duplicate(configuration().withObserver(observer));
+    }
 
     /**
      * Decides each connection request before anything is allocated for it: {@code acceptor} sees the peer's
@@ -60,15 +47,65 @@ public abstract class RdmaServer {
      * must answer within {@link RdmaOption#ACCEPT_TIMEOUT}. Requests beyond {@link RdmaOption#MAX_CONNECTIONS}
      * are rejected before the acceptor sees them. Null: every request is accepted.
      */
-    public abstract RdmaServer accept(ConnectionAcceptor acceptor);
+    public final RdmaServer accept(@Nullable ConnectionAcceptor acceptor) {
+        return duplicate(configuration().withAcceptor(acceptor));
+    }
 
-    /** What to do with each connection; the connection closes when the returned publisher terminates. */
+    /**
+     * The most connections open or being admitted at once; a request beyond it is rejected: shorthand for
+     * {@code option(RdmaOption.MAX_CONNECTIONS, max)}.
+     *
+     * @throws InvalidRequestException when {@code max} is below 1
+     */
+    public final RdmaServer maxConnections(int max) {
+        return option(RdmaOption.MAX_CONNECTIONS, max);
+    }
+
+    /**
+     * How long the {@linkplain #accept acceptor} may take to answer before the request is rejected: shorthand
+     * for {@code option(RdmaOption.ACCEPT_TIMEOUT, timeout)}.
+     *
+     * @throws NullPointerException    when {@code timeout} is null
+     * @throws InvalidRequestException when it is not positive
+     */
+    public final RdmaServer acceptTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        return option(RdmaOption.ACCEPT_TIMEOUT, timeout);
+    }
+
+    /**
+     * Every connection receives from one shared receive queue of {@code depth} buffers per RDMA device
+     * (0: each connection its own): shorthand for {@code option(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH, depth)}.
+     *
+     * @throws InvalidRequestException when {@code depth} is out of the option's range
+     */
+    public final RdmaServer sharedReceiveQueue(int depth) {
+        return option(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH, depth);
+    }
+
+    /**
+     * As {@link #sharedReceiveQueue(int)}, the queue shared with the other servers of this engine that name
+     * the same {@code group} (see {@link RdmaOption#SHARED_RECEIVE_QUEUE_GROUP}).
+     *
+     * @throws NullPointerException    when {@code group} is null
+     * @throws InvalidRequestException when {@code depth} or {@code group} is refused by its option
+     */
+    public final RdmaServer sharedReceiveQueue(int depth, String group) {
+        Objects.requireNonNull(group, "group");
+        return sharedReceiveQueue(depth).option(RdmaOption.SHARED_RECEIVE_QUEUE_GROUP, group);
+    }
+
+    /**
+     * What to do with each connection; the connection closes when the returned publisher terminates.
+     *
+     * @throws NullPointerException when {@code handler} is null
+     */
     public abstract RdmaServer handle(Function<? super RdmaConnection, ? extends Publisher<Void>> handler);
 
     /**
      * Binds and listens. Emits the server once it listens; fails with {@link RdmaException} when the address
      * cannot be bound (no RDMA device there, port in use) and with {@link InvalidRequestException} when no
-     * host or no handler was configured.
+     * host or no handler was configured. Each subscription binds a new server.
      */
     public abstract Mono<DisposableRdmaServer> bind();
 
@@ -77,85 +114,38 @@ public abstract class RdmaServer {
         return bindNow(Duration.ofSeconds(30));
     }
 
+    /** {@link #bind()} and wait at most {@code timeout}. */
     public final DisposableRdmaServer bindNow(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout");
-        return bind().block(timeout);
+        return await(bind(), timeout);
     }
 }
 
 final class DefaultRdmaServer extends RdmaServer {
-    private final RdmaTransportConfig config;
+    @Nullable
     private final Function<? super RdmaConnection, ? extends Publisher<Void>> handler;
 
-    DefaultRdmaServer(RdmaTransportConfig config, Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
-        this.config = config;
+    DefaultRdmaServer(RdmaServerConfig config,
+            @Nullable Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
+        super(config);
         this.handler = handler;
     }
 
     @Override
-    public RdmaTransportConfig configuration() {
-        return config;
-    }
-
-    @Override
-    public RdmaServer host(String host) {
-        return new DefaultRdmaServer(config.withHost(host), handler);
-    }
-
-    @Override
-    public RdmaServer port(int port) {
-        return new DefaultRdmaServer(config.withPort(port), handler);
-    }
-
-    @Override
-    public <T> RdmaServer option(RdmaOption<T> option, T value) {
-        return new DefaultRdmaServer(config.withOption(option, value), handler);
-    }
-
-    @Override
-    public RdmaServer metrics(boolean enable) {
-        return new DefaultRdmaServer(config.withMetrics(enable), handler);
-    }
-
-    @Override
-    public RdmaServer metrics(boolean enable, Supplier<? extends RdmaMetricsRecorder> recorder) {
-        return new DefaultRdmaServer(config.withMetrics(enable, recorder), handler);
-    }
-
-    @Override
-    public RdmaServer observer(RdmaConnectionObserver observer) {
-        return new DefaultRdmaServer(config.withObserver(observer), handler);
-    }
-
-    @Override
-    public RdmaServer callbackScheduler(Scheduler scheduler) {
-        Objects.requireNonNull(scheduler, "scheduler");
-        return new DefaultRdmaServer(config.withCallbackScheduler(scheduler), handler);
-    }
-
-    @Override
-    public RdmaServer accept(ConnectionAcceptor acceptor) {
-        return new DefaultRdmaServer(config.withAcceptor(acceptor), handler);
+    RdmaServer duplicate(RdmaServerConfig config) {
+        return new DefaultRdmaServer(config, handler);
     }
 
     @Override
     public RdmaServer handle(Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
         Objects.requireNonNull(handler, "handler");
-        return new DefaultRdmaServer(config, handler);
+        return new DefaultRdmaServer(configuration(), handler);
     }
 
     @Override
     public Mono<DisposableRdmaServer> bind() {
-        return Mono.defer(() -> {
-            if (config.host() == null) {
-                return Mono.error(new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
-                        "no host: call host(..) before bind() (an address of an RDMA device's netdev)"));
-            }
-            if (handler == null) {
-                return Mono.error(new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
-                        "no handler: call handle(..) before bind()"));
-            }
-            return Providers.provider().bind(config, handler);
-        });
+        return requiringHost("bind()", " (an address of an RDMA device's netdev)", () -> handler == null
+                ? Mono.error(new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                        "no handler: call handle(..) before bind()"))
+                : Providers.provider().bind(configuration(), handler));
     }
 }

@@ -29,12 +29,12 @@ class ProvidersTest {
         }
 
         @Override
-        public Mono<RdmaConnection> connect(RdmaTransportConfig config) {
+        public Mono<RdmaConnection> connect(RdmaClientConfig config) {
             return Mono.empty();
         }
 
         @Override
-        public Mono<DisposableRdmaServer> bind(RdmaTransportConfig config,
+        public Mono<DisposableRdmaServer> bind(RdmaServerConfig config,
                 Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
             return Mono.empty();
         }

@@ -24,7 +24,7 @@ class RdmaClientTest {
     @Test
     void createUsesTheDefaults() {
         RdmaClient c = RdmaClient.create();
-        assertSame(RdmaTransportConfig.defaults(), c.configuration());
+        assertSame(RdmaClientConfig.defaults(), c.configuration());
         assertNotSame(c, RdmaClient.create());
     }
 
@@ -94,9 +94,8 @@ class RdmaClientTest {
         assertThrows(NullPointerException.class, () -> c.host(null));
         assertThrows(NullPointerException.class, () -> c.option(null, 1));
         assertThrows(NullPointerException.class, () -> c.option(RdmaOption.SEND_QUEUE_DEPTH, null));
-        assertThrows(NullPointerException.class, () -> c.callbackScheduler(null));
         assertThrows(NullPointerException.class, () -> c.connectNow(null));
-        assertSame(RdmaTransportConfig.defaults(), c.configuration());
+        assertSame(RdmaClientConfig.defaults(), c.configuration());
     }
 
     @Test
@@ -109,7 +108,7 @@ class RdmaClientTest {
         InvalidRequestException e = assertThrows(InvalidRequestException.class,
                 () -> c.option(RdmaOption.SEND_QUEUE_DEPTH, 0));
         assertTrue(e.getMessage().contains("SEND_QUEUE_DEPTH"), e.getMessage());
-        assertSame(RdmaTransportConfig.defaults(), c.configuration());
+        assertSame(RdmaClientConfig.defaults(), c.configuration());
     }
 
     @Test

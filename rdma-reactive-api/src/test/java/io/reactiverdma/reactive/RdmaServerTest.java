@@ -27,7 +27,7 @@ class RdmaServerTest {
     @Test
     void createUsesTheDefaults() {
         RdmaServer s = RdmaServer.create();
-        assertSame(RdmaTransportConfig.defaults(), s.configuration());
+        assertSame(RdmaServerConfig.defaults(), s.configuration());
         assertNotSame(s, RdmaServer.create());
     }
 
@@ -96,10 +96,9 @@ class RdmaServerTest {
         assertThrows(NullPointerException.class, () -> s.host(null));
         assertThrows(NullPointerException.class, () -> s.option(null, 1));
         assertThrows(NullPointerException.class, () -> s.option(RdmaOption.SEND_QUEUE_DEPTH, null));
-        assertThrows(NullPointerException.class, () -> s.callbackScheduler(null));
         assertThrows(NullPointerException.class, () -> s.handle(null));
         assertThrows(NullPointerException.class, () -> s.bindNow(null));
-        assertSame(RdmaTransportConfig.defaults(), s.configuration());
+        assertSame(RdmaServerConfig.defaults(), s.configuration());
     }
 
     @Test

@@ -6,7 +6,9 @@ import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaDatagramEndpoint;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaMemory;
-import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.RdmaClientConfig;
+import io.reactiverdma.reactive.RdmaDatagramConfig;
+import io.reactiverdma.reactive.RdmaServerConfig;
 import io.reactiverdma.reactive.spi.RdmaTransportProvider;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -73,12 +75,12 @@ public final class LoopbackRdmaProvider implements RdmaTransportProvider {
     }
 
     @Override
-    public Mono<RdmaConnection> connect(RdmaTransportConfig config) {
+    public Mono<RdmaConnection> connect(RdmaClientConfig config) {
         return routed(p -> p.connect(config));
     }
 
     @Override
-    public Mono<DisposableRdmaServer> bind(RdmaTransportConfig config,
+    public Mono<DisposableRdmaServer> bind(RdmaServerConfig config,
             Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
         return routed(p -> p.bind(config, handler));
     }
@@ -89,7 +91,7 @@ public final class LoopbackRdmaProvider implements RdmaTransportProvider {
     }
 
     @Override
-    public Mono<RdmaDatagramEndpoint> bindDatagram(RdmaTransportConfig config) {
+    public Mono<RdmaDatagramEndpoint> bindDatagram(RdmaDatagramConfig config) {
         return routed(p -> p.bindDatagram(config));
     }
 

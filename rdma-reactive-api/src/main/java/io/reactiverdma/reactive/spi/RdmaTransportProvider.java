@@ -3,7 +3,9 @@ package io.reactiverdma.reactive.spi;
 import io.reactiverdma.reactive.DeviceEvent;
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaConnection;
-import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.RdmaClientConfig;
+import io.reactiverdma.reactive.RdmaDatagramConfig;
+import io.reactiverdma.reactive.RdmaServerConfig;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -28,17 +30,17 @@ public interface RdmaTransportProvider {
     }
 
     /** Connects as {@link io.reactiverdma.reactive.RdmaClient#connect()} documents. */
-    Mono<RdmaConnection> connect(RdmaTransportConfig config);
+    Mono<RdmaConnection> connect(RdmaClientConfig config);
 
     /** Binds as {@link io.reactiverdma.reactive.RdmaServer#bind()} documents. */
-    Mono<DisposableRdmaServer> bind(RdmaTransportConfig config,
+    Mono<DisposableRdmaServer> bind(RdmaServerConfig config,
             Function<? super RdmaConnection, ? extends Publisher<Void>> handler);
 
     /** A device's memory, as {@link io.reactiverdma.reactive.RdmaResources#memory(String)} documents. */
     Mono<io.reactiverdma.reactive.RdmaMemory> memory(String addressOrDevice);
 
     /** Opens a datagram endpoint as {@link io.reactiverdma.reactive.RdmaDatagram#bind()} documents. */
-    default Mono<io.reactiverdma.reactive.RdmaDatagramEndpoint> bindDatagram(RdmaTransportConfig config) {
+    default Mono<io.reactiverdma.reactive.RdmaDatagramEndpoint> bindDatagram(RdmaDatagramConfig config) {
         return Mono.error(new UnsupportedOperationException(getClass().getName() + " does not support datagrams"));
     }
 

@@ -25,7 +25,7 @@ final class DocExamples {
                 .port(7471)
                 .option(RdmaOption.RECEIVE_BUFFER_SIZE, 64 * 1024)   // the largest message this side receives
                 .option(RdmaOption.RECEIVE_QUEUE_DEPTH, 32)
-                .option(RdmaOption.CONNECT_TIMEOUT, Duration.ofSeconds(3))
+                .connectTimeout(Duration.ofSeconds(3))                // client only: option(CONNECT_TIMEOUT, ..)
                 .option(RdmaOption.IDLE_STRATEGY, PollerIdleStrategy.backoff())
                 .callbackScheduler(Schedulers.boundedElastic())     // user callbacks off the poller thread
                 .metrics(true);

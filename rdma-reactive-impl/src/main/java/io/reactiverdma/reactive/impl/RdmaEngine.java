@@ -20,6 +20,9 @@ import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaMemory;
 import io.reactiverdma.reactive.RdmaOption;
+import io.reactiverdma.reactive.RdmaClientConfig;
+import io.reactiverdma.reactive.RdmaDatagramConfig;
+import io.reactiverdma.reactive.RdmaServerConfig;
 import io.reactiverdma.reactive.RdmaTransportConfig;
 import io.reactiverdma.reactive.impl.verbs.Device;
 import io.reactiverdma.reactive.impl.verbs.RdmaStack;
@@ -211,7 +214,7 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
     }
 
     @Override
-    public Mono<RdmaConnection> connect(RdmaTransportConfig config) {
+    public Mono<RdmaConnection> connect(RdmaClientConfig config) {
         return EngineObservations.connect(config, Mono.<RdmaConnection>create(sink -> {
             CmEventLoop cm = cm();
             ClientConnector attempt = new ClientConnector(this, cm, config, sink);
@@ -226,7 +229,7 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
     }
 
     @Override
-    public Mono<DisposableRdmaServer> bind(RdmaTransportConfig config,
+    public Mono<DisposableRdmaServer> bind(RdmaServerConfig config,
             Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
         return Mono.create(sink -> {
             CmEventLoop cm = cm();
@@ -260,8 +263,27 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
         });
     }
 
-    @Override
+    /**
+     * Connects with {@code config}'s shared settings and a client's defaults for the rest: for code (the
+     * engine's tests among it) that keeps one role-less configuration for both ends.
+     */
+    public Mono<RdmaConnection> connect(RdmaTransportConfig config) {
+        return connect(RdmaClientConfig.of(config));
+    }
+
+    /** Binds with {@code config}'s shared settings and a server's defaults for the rest (see {@link #connect(RdmaTransportConfig)}). */
+    public Mono<DisposableRdmaServer> bind(RdmaTransportConfig config,
+            Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
+        return bind(RdmaServerConfig.of(config), handler);
+    }
+
+    /** Opens a datagram endpoint with {@code config}'s shared settings (see {@link #connect(RdmaTransportConfig)}). */
     public Mono<io.reactiverdma.reactive.RdmaDatagramEndpoint> bindDatagram(RdmaTransportConfig config) {
+        return bindDatagram(RdmaDatagramConfig.of(config));
+    }
+
+    @Override
+    public Mono<io.reactiverdma.reactive.RdmaDatagramEndpoint> bindDatagram(RdmaDatagramConfig config) {
         return Mono.create(sink -> {
             CmEventLoop cm = cm();
             cm.execute(() -> {

@@ -11,6 +11,7 @@ import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.RdmaConnectException;
 import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaOption;
+import io.reactiverdma.reactive.RdmaClientConfig;
 import io.reactiverdma.reactive.RdmaTransportConfig;
 import io.reactiverdma.reactive.impl.loopback.LoopbackFixture;
 import io.reactiverdma.reactive.impl.verbs.CmChannel;
@@ -97,13 +98,13 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
     @Test
     void theAcceptorSeesTheRequestAndPrivateDataGoesBothWays() {
         List<ConnectRequest> seen = new CopyOnWriteArrayList<>();
-        bindServer(localConfig().withAcceptor(r -> {
+        bindServer(serverConfig().withAcceptor(r -> {
             seen.add(r);
             // Asynchronous: decided on another thread a little later.
             return Mono.delay(Duration.ofMillis(50)).thenReturn(Admission.accept(bytes("welcome, " + new String(
                     r.privateData(), StandardCharsets.UTF_8))));
         }));
-        client = connect(localConfig().withPrivateData(bytes("client-42"))).block(WAIT);
+        client = connect(clientConfig().withPrivateData(bytes("client-42"))).block(WAIT);
         assertNotNull(client);
         assertEquals("welcome, client-42", new String(client.peerPrivateData(), StandardCharsets.UTF_8));
         RdmaConnection s = serverConnection.asMono().block(WAIT);
@@ -120,14 +121,14 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
 
     @Test
     void privateDataOfTheLargestSizesArrivesWhole() {
-        byte[] clientData = new byte[RdmaTransportConfig.MAX_CONNECT_PRIVATE_DATA];
+        byte[] clientData = new byte[RdmaClientConfig.MAX_CONNECT_PRIVATE_DATA];
         byte[] serverData = new byte[Admission.MAX_ACCEPT_PRIVATE_DATA];
         new Random(7).nextBytes(clientData);
         new Random(8).nextBytes(serverData);
         clientData[clientData.length - 1] = 0; // trailing zeros are data too, not the CM's padding
         serverData[serverData.length - 1] = 0;
-        bindServer(localConfig().withAcceptor(r -> Mono.just(Admission.accept(serverData))));
-        client = connect(localConfig().withPrivateData(clientData)).block(WAIT);
+        bindServer(serverConfig().withAcceptor(r -> Mono.just(Admission.accept(serverData))));
+        client = connect(clientConfig().withPrivateData(clientData)).block(WAIT);
         assertNotNull(client);
         assertArrayEquals(serverData, client.peerPrivateData());
         assertArrayEquals(clientData, serverConnection.asMono().block(WAIT).peerPrivateData());
@@ -136,7 +137,7 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
     @Test
     void privateDataThatDoesNotFitIsRefusedBeforeAnythingIsAllocated() {
         InvalidRequestException e = assertThrows(InvalidRequestException.class,
-                () -> localConfig().withPrivateData(new byte[RdmaTransportConfig.MAX_CONNECT_PRIVATE_DATA + 1]));
+                () -> clientConfig().withPrivateData(new byte[RdmaClientConfig.MAX_CONNECT_PRIVATE_DATA + 1]));
         assertEquals(InvalidRequestException.Reason.PRIVATE_DATA_TOO_LARGE, e.reason());
         assertTrue(e.getMessage().contains("at most 32"), e.getMessage());
         e = assertThrows(InvalidRequestException.class,
@@ -154,7 +155,7 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
         stack = io.reactiverdma.reactive.impl.loopback.LoopbackStack.builder().device("client0", "127.0.0.1")
                 .device("server0", "10.77.0.1").build();
         engine = new RdmaEngine(stack);
-        server = engine.bind(localConfig().withHost("10.77.0.1").withAcceptor(
+        server = engine.bind(serverConfig().withHost("10.77.0.1").withAcceptor(
                 r -> Mono.just(Admission.reject("not today, " + r.remoteAddress().getPort()))),
                 conn -> conn.onDispose()).block(WAIT);
         ConnectionRejectedException e = rejected(connect(localConfig().withHost("10.77.0.1")
@@ -183,7 +184,7 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
     @Test
     void anAcceptorThatNeverAnswersIsTimedOutAndItsRequestReleased() {
         AtomicInteger cancelled = new AtomicInteger();
-        bindServer(localConfig().withOption(RdmaOption.ACCEPT_TIMEOUT, Duration.ofMillis(200))
+        bindServer(serverConfig().withOption(RdmaOption.ACCEPT_TIMEOUT, Duration.ofMillis(200))
                 .withAcceptor(r -> Mono.<Admission>never().doOnCancel(cancelled::incrementAndGet)));
         long start = System.nanoTime();
         ConnectionRejectedException e = rejected(connect(localConfig()));
@@ -197,7 +198,7 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
     @Test
     void anAcceptorThatFailsThrowsOrAnswersNothingRejectsAsServerError() {
         AtomicInteger calls = new AtomicInteger();
-        bindServer(localConfig().withAcceptor(r -> switch (calls.incrementAndGet()) {
+        bindServer(serverConfig().withAcceptor(r -> switch (calls.incrementAndGet()) {
             case 1 -> Mono.error(new IllegalStateException("acceptor broke"));
             case 2 -> Mono.empty();
             case 3 -> throw new IllegalStateException("acceptor threw");
@@ -214,7 +215,7 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
 
     @Test
     void requestsWaitingForTheAcceptorCountTowardsTheLimit() {
-        bindServer(localConfig().withOption(RdmaOption.MAX_CONNECTIONS, 1)
+        bindServer(serverConfig().withOption(RdmaOption.MAX_CONNECTIONS, 1)
                 .withAcceptor(r -> Mono.delay(Duration.ofMillis(300)).thenReturn(Admission.accept())));
         Mono<RdmaConnection> first = connect(localConfig()).cache();
         first.subscribe(c -> { }, err -> { });
@@ -260,7 +261,7 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
     @Test
     void hostilePrivateDataIsRejectedTypedAndTheServerServesOn() {
         List<ConnectRequest> seen = new CopyOnWriteArrayList<>();
-        bindServer(localConfig().withAcceptor(r -> {
+        bindServer(serverConfig().withAcceptor(r -> {
             seen.add(r);
             return Mono.just(Admission.accept());
         }));
@@ -300,7 +301,7 @@ class AdmissionHostTest extends LoopbackEngineTestBase {
     @Test
     void aPlainPeersPrivateDataReachesTheAcceptorAndGetsTheAcceptDataAsItIs() {
         AtomicReference<byte[]> got = new AtomicReference<>();
-        bindServer(localConfig().withAcceptor(r -> {
+        bindServer(serverConfig().withAcceptor(r -> {
             got.set(r.privateData());
             return Mono.just(Admission.accept(bytes("plain-reply")));
         }));

@@ -29,6 +29,16 @@ abstract class LoopbackEngineTestBase {
         return io.reactiverdma.reactive.RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0);
     }
 
+    /** {@link #localConfig()} as a server's, for server-only settings (acceptor, observer). */
+    static io.reactiverdma.reactive.RdmaServerConfig serverConfig() {
+        return io.reactiverdma.reactive.RdmaServerConfig.of(localConfig());
+    }
+
+    /** {@link #localConfig()} as a client's, for client-only settings (private data, observer). */
+    static io.reactiverdma.reactive.RdmaClientConfig clientConfig() {
+        return io.reactiverdma.reactive.RdmaClientConfig.of(localConfig());
+    }
+
     /** Binds {@link #server} with {@code config}; its handler hands each connection to {@link #serverConnection}. */
     void bindServer(io.reactiverdma.reactive.RdmaTransportConfig config) {
         server = engine.bind(config, conn -> {

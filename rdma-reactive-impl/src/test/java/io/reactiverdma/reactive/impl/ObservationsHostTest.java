@@ -9,7 +9,7 @@ import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaConnectionObserver;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaOption;
-import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.RdmaClientConfig;
 import io.reactiverdma.reactive.micrometer.MicrometerRdmaObserver;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -78,7 +78,7 @@ class ObservationsHostTest {
         };
         Sinks.Empty<RdmaConnection> never = Sinks.empty();
         Mono<RdmaConnection> observed = EngineObservations.connect(
-                RdmaTransportConfig.defaults().withHost("10.77.0.9").withObserver(observer), never.asMono());
+                RdmaClientConfig.defaults().withHost("10.77.0.9").withObserver(observer), never.asMono());
 
         StepVerifier.create(observed.contextWrite(Context.of("k", "v")))
                 .expectSubscription()
@@ -86,7 +86,7 @@ class ObservationsHostTest {
                 .verify(WAIT);
         assertEquals(List.of("cancelled CLIENT 10.77.0.9 v"), ends);
 
-        StepVerifier.create(EngineObservations.connect(RdmaTransportConfig.defaults().withHost("h")
+        StepVerifier.create(EngineObservations.connect(RdmaClientConfig.defaults().withHost("h")
                         .withObserver(observer), Mono.<RdmaConnection>error(new RdmaException("boom"))))
                 .expectErrorMessage("boom")
                 .verify(WAIT);
@@ -96,6 +96,6 @@ class ObservationsHostTest {
     @Test
     void withoutAnObserverTheConnectIsNotWrapped() {
         Mono<RdmaConnection> connect = Mono.never();
-        assertSame(connect, EngineObservations.connect(RdmaTransportConfig.defaults(), connect));
+        assertSame(connect, EngineObservations.connect(RdmaClientConfig.defaults(), connect));
     }
 }

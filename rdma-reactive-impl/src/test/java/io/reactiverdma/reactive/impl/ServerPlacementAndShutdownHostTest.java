@@ -143,7 +143,7 @@ class ServerPlacementAndShutdownHostTest extends LoopbackEngineTestBase {
 
     @Test
     void requestsWaitingForTheAcceptorAreRejectedAsShuttingDown() {
-        bindServer(localConfig().withAcceptor(r -> Mono.never()));
+        bindServer(serverConfig().withAcceptor(r -> Mono.never()));
         Mono<RdmaConnection> attempt = engine.connect(localConfig().withPort(server.port())).cache();
         attempt.subscribe(c -> { }, e -> { });
         long deadline = System.nanoTime() + WAIT.toNanos();
@@ -163,7 +163,7 @@ class ServerPlacementAndShutdownHostTest extends LoopbackEngineTestBase {
     @Test
     void acceptDataStillWorksAfterAnotherServerShutDown() {
         // Two servers on one engine: shutting one down leaves the other admitting.
-        bindServer(localConfig().withAcceptor(r -> Mono.just(Admission.accept(new byte[] {1, 2, 3}))));
+        bindServer(serverConfig().withAcceptor(r -> Mono.just(Admission.accept(new byte[] {1, 2, 3}))));
         var other = engine.bind(localConfig(), c -> c.onDispose()).block(WAIT);
         other.disposeGracefully(Duration.ofSeconds(1)).block(WAIT);
         client = engine.connect(localConfig().withPort(server.port())).block(WAIT);

@@ -128,7 +128,7 @@ class RdmaAutoConfigurationTest {
         RdmaServerLifecycle lifecycle = new RdmaAutoConfiguration.ServerConfiguration().rdmaServer(properties,
                 beans.getBeanProvider(RdmaConnectionHandler.class), beans.getBeanProvider(RdmaServerCustomizer.class),
                 beans.getBeanProvider(io.reactiverdma.reactive.ConnectionAcceptor.class), beans);
-        RdmaTransportConfig c = lifecycle.configuration().configuration();
+        io.reactiverdma.reactive.RdmaServerConfig c = lifecycle.configuration().configuration();
         assertThat(c.option(RdmaOption.MAX_CONNECTIONS)).isEqualTo(1000);
         assertThat(c.option(RdmaOption.ACCEPT_TIMEOUT)).isEqualTo(Duration.ofSeconds(2));
         assertThat(c.option(RdmaOption.ACK_TIMEOUT)).isEqualTo(16);

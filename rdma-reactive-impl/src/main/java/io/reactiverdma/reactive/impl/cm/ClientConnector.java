@@ -15,7 +15,7 @@ import io.reactiverdma.reactive.RdmaConnectException;
 import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaOption;
-import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.RdmaClientConfig;
 import io.reactiverdma.reactive.impl.verbs.CmEventInfo;
 import io.reactiverdma.reactive.impl.verbs.CmId;
 import reactor.core.publisher.MonoSink;
@@ -43,7 +43,7 @@ public final class ClientConnector {
 
     private final EngineContext engine;
     private final CmEventLoop cm;
-    private final RdmaTransportConfig config;
+    private final RdmaClientConfig config;
     private final MonoSink<RdmaConnection> sink;
     private final List<ConnectionEvent> early = new ArrayList<>();
     /** Who got the connection: the subscriber, or nobody because it cancelled (then it is closed). */
@@ -54,7 +54,7 @@ public final class ClientConnector {
     private ScheduledFuture<?> timer;
     private boolean done;
 
-    public ClientConnector(EngineContext engine, CmEventLoop cm, RdmaTransportConfig config, MonoSink<RdmaConnection> sink) {
+    public ClientConnector(EngineContext engine, CmEventLoop cm, RdmaClientConfig config, MonoSink<RdmaConnection> sink) {
         this.engine = engine;
         this.cm = cm;
         this.config = config;

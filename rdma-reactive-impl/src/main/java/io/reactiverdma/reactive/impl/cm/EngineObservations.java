@@ -7,7 +7,8 @@ import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaConnectionObserver;
 import io.reactiverdma.reactive.RdmaConnectionObserver.Attempt;
 import io.reactiverdma.reactive.RdmaConnectionObserver.Side;
-import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.RdmaClientConfig;
+import io.reactiverdma.reactive.RdmaServerConfig;
 import reactor.core.publisher.Mono;
 import reactor.util.context.Context;
 
@@ -26,7 +27,7 @@ public final class EngineObservations {
     }
 
     /** {@code connect} observed: started per subscription (with its context), ended exactly once. */
-    public static Mono<RdmaConnection> connect(RdmaTransportConfig config, Mono<RdmaConnection> connect) {
+    public static Mono<RdmaConnection> connect(RdmaClientConfig config, Mono<RdmaConnection> connect) {
         RdmaConnectionObserver observer = config.observer();
         if (observer == null) {
             return connect;
@@ -61,7 +62,7 @@ public final class EngineObservations {
      * as failed. Attempts still open when the server is disposed end as cancelled (among them requests the
      * server rejected before creating a connection, which send no later event).
      */
-    public static DisposableRdmaServer watch(RdmaTransportConfig config, DisposableRdmaServer server) {
+    public static DisposableRdmaServer watch(RdmaServerConfig config, DisposableRdmaServer server) {
         RdmaConnectionObserver observer = config.observer();
         if (observer == null) {
             return server;

@@ -22,7 +22,7 @@ import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaOption;
-import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.RdmaServerConfig;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -55,7 +55,7 @@ public final class EngineServer implements DisposableRdmaServer {
 
     private final EngineContext engine;
     private final CmEventLoop cm;
-    private final RdmaTransportConfig config;
+    private final RdmaServerConfig config;
     private final Function<? super RdmaConnection, ? extends Publisher<Void>> handler;
     private final CmId listener;
     private final InetSocketAddress address;
@@ -80,7 +80,7 @@ public final class EngineServer implements DisposableRdmaServer {
     private final List<SharedReceives> brokenSharedReceives = new ArrayList<>();
 
     /** Binds and listens (rdma_cm thread). */
-    public EngineServer(EngineContext engine, CmEventLoop cm, RdmaTransportConfig config,
+    public EngineServer(EngineContext engine, CmEventLoop cm, RdmaServerConfig config,
             Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
         this.engine = engine;
         this.cm = cm;

@@ -1,0 +1,86 @@
+package io.reactiverdma.reactive;
+
+import reactor.core.scheduler.Scheduler;
+import reactor.util.annotation.Nullable;
+
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * The settings every role shares (where, the options, metrics, the callback scheduler), validated once
+ * here so that {@link RdmaTransportConfig} and its role configurations only carry them. Immutable.
+ */
+final class TransportSettings {
+    static final TransportSettings DEFAULT = new TransportSettings(null, RdmaTransportConfig.DEFAULT_PORT, Map.of(),
+            false, null, null);
+
+    @Nullable
+    final String host;
+    final int port;
+    /** Never modified after construction: every change copies it. */
+    final Map<RdmaOption<?>, Object> options;
+    final boolean metrics;
+    @Nullable
+    final Supplier<? extends RdmaMetricsRecorder> metricsRecorder;
+    @Nullable
+    final Scheduler callbackScheduler;
+
+    private TransportSettings(@Nullable String host, int port, Map<RdmaOption<?>, Object> options, boolean metrics,
+            @Nullable Supplier<? extends RdmaMetricsRecorder> metricsRecorder, @Nullable Scheduler callbackScheduler) {
+        this.host = host;
+        this.port = port;
+        this.options = options;
+        this.metrics = metrics;
+        this.metricsRecorder = metricsRecorder;
+        this.callbackScheduler = callbackScheduler;
+    }
+
+    TransportSettings withHost(String host) {
+        Objects.requireNonNull(host, "host");
+        if (host.isBlank()) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT, "host is blank");
+        }
+        return new TransportSettings(host, port, options, metrics, metricsRecorder, callbackScheduler);
+    }
+
+    TransportSettings withPort(int port) {
+        if (port < 0 || port > 65535) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                    "port must be 0..65535, got " + port);
+        }
+        return new TransportSettings(host, port, options, metrics, metricsRecorder, callbackScheduler);
+    }
+
+    <T> TransportSettings withOption(RdmaOption<T> option, T value) {
+        Objects.requireNonNull(option, "option");
+        T v = option.validate(value);
+        Map<RdmaOption<?>, Object> copy = new IdentityHashMap<>(options);
+        copy.put(option, v);
+        return new TransportSettings(host, port, copy, metrics, metricsRecorder, callbackScheduler);
+    }
+
+    TransportSettings withMetrics(boolean enable, @Nullable Supplier<? extends RdmaMetricsRecorder> recorder) {
+        if (enable && recorder == null) {
+            // metrics(true) is the way to the global registry; a null supplier here is a caller's mistake.
+            throw new NullPointerException("recorder");
+        }
+        return new TransportSettings(host, port, options, enable, enable ? recorder : null, callbackScheduler);
+    }
+
+    TransportSettings withGlobalMetrics(boolean enable) {
+        return new TransportSettings(host, port, options, enable, null, callbackScheduler);
+    }
+
+    TransportSettings withCallbackScheduler(@Nullable Scheduler scheduler) {
+        return new TransportSettings(host, port, options, metrics, metricsRecorder, scheduler);
+    }
+
+    @Override
+    public String toString() {
+        return "host=" + host + ", port=" + port + ", options=" + options + ", metrics=" + metrics
+                + (metricsRecorder != null ? " (recorder " + metricsRecorder + ")" : "")
+                + (callbackScheduler != null ? ", callbacks on " + callbackScheduler : "");
+    }
+}
