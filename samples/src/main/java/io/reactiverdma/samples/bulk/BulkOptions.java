@@ -1,6 +1,7 @@
 package io.reactiverdma.samples.bulk;
 
 import io.reactiverdma.samples.common.CommandLineArgs;
+import io.reactiverdma.samples.common.ServerLimits;
 import io.reactiverdma.samples.common.UsageException;
 
 import java.nio.file.Path;
@@ -31,9 +32,11 @@ import static io.reactiverdma.samples.common.CommandLineArgs.stringArg;
  * @param timeout       limit for connecting, and for a transfer that makes no progress
  * @param delayPerChunk receive: a pause before consuming each chunk (shows backpressure); zero: none
  * @param once          receive: exit after one transfer, with its status
+ * @param limits        receive: the engine's server options the receiver binds with
  */
 public record BulkOptions(Command command, String host, int port, TransferMode mode, long size, Path file, Path out,
-                          int chunkSize, int window, Duration timeout, Duration delayPerChunk, boolean once) {
+                          int chunkSize, int window, Duration timeout, Duration delayPerChunk, boolean once,
+                          ServerLimits limits) {
     public enum Command { DEMO, RECEIVE, SEND, HELP }
 
     public static final int DEFAULT_PORT = 7472;
@@ -50,7 +53,7 @@ public record BulkOptions(Command command, String host, int port, TransferMode m
     static final String USAGE = String.join("\n",
             "usage: bulk demo [--mode push|pull] [--size N | --file PATH] [--out FILE] [--chunk N] [--window N]",
             "                 receiver and sender in this JVM, on the local RDMA device's address",
-            "       bulk receive [--host H] [--port P] [--out FILE] [--once] [--delay-ms N]",
+            "       bulk receive [--host H] [--port P] [--out FILE] [--once] [--delay-ms N] [server options]",
             "                 a receiver: takes transfers until Ctrl-C (or one, with --once)",
             "       bulk send HOST [--port P] [--mode push|pull] [--size N | --file PATH] [--chunk N] [--window N]",
             "                 send a file or a generated stream to a receiver",
@@ -59,7 +62,8 @@ public record BulkOptions(Command command, String host, int port, TransferMode m
             "                    receiver RDMA-READs chunks the sender exposes (default push)",
             "  --size N          bytes of the generated stream, for example 4096, 64k, 100m, 1g (default 1g)",
             "  --file PATH       send this file instead of a generated stream",
-            "  --out FILE        write what arrives to FILE (default: hash it and discard it)",
+            "  --out FILE        write what arrives to FILE (default: hash it and discard it); one transfer at a",
+            "                    time: another that arrives while one writes FILE is refused as busy",
             "  --chunk N         bytes per chunk, 1.." + (MAX_CHUNK_SIZE >> 20) + "m (default "
                     + (DEFAULT_CHUNK_SIZE >> 20) + "m)",
             "  --window N        chunks in flight at most, 1.." + MAX_WINDOW + " (default " + DEFAULT_WINDOW
@@ -72,8 +76,10 @@ public record BulkOptions(Command command, String host, int port, TransferMode m
             "  --delay-ms N      receive: pause N ms before consuming each chunk (to watch backpressure)",
             "  --once            receive: exit after one transfer, with its status",
             "  -h, --help        this text",
+            ServerLimits.USAGE,
             "Both ends print the bytes and the SHA-256; the sender prints whether they match. Progress goes to",
-            "stderr at most once a second. Exit status: 0 hashes match, 1 failure or mismatch, 2 bad usage.");
+            "stderr at most once a second. Exit status: 0 hashes match, 1 failure or mismatch (receive: also when the",
+            "receiver closed itself), 2 bad usage.");
 
     public BulkOptions {
         if (command == null) {
@@ -107,13 +113,15 @@ public record BulkOptions(Command command, String host, int port, TransferMode m
         if (delayPerChunk == null || delayPerChunk.isNegative()) {
             throw new UsageException("--delay-ms must be >= 0, got " + delayPerChunk);
         }
+        if (limits == null) {
+            limits = ServerLimits.DEFAULTS;
+        }
     }
 
-    /** Parses {@code args} (command first); {@code -h} or {@code --help} anywhere gives {@link Command#HELP}. */
+    /** Parses {@code args} (command first); {@code -h} or {@code --help} where an option may stand gives {@link Command#HELP}. */
     public static BulkOptions parse(String... args) {
-        if (CommandLineArgs.wantsHelp(args)) {
-            return new BulkOptions(Command.HELP, null, DEFAULT_PORT, TransferMode.PUSH, DEFAULT_SIZE, null, null,
-                    DEFAULT_CHUNK_SIZE, DEFAULT_WINDOW, Duration.ofMillis(DEFAULT_TIMEOUT_MS), Duration.ZERO, false);
+        if (args.length > 0 && CommandLineArgs.isHelp(args[0])) {
+            return help();
         }
         Command command = CommandLineArgs.firstWord(args, "command", Command.DEMO, Command.RECEIVE, Command.SEND);
         Set<Command> senders = Set.of(Command.DEMO, Command.SEND);
@@ -129,10 +137,19 @@ public record BulkOptions(Command command, String host, int port, TransferMode m
         long timeoutMs = DEFAULT_TIMEOUT_MS;
         long delayMs = 0;
         boolean once = false;
+        ServerLimits limits = ServerLimits.DEFAULTS;
         List<String> positional = new ArrayList<>();
         for (int i = 1; i < args.length; i++) {
             String a = args[i];
+            if (ServerLimits.isFlag(a)) {
+                requireApplies(command, Set.of(Command.RECEIVE), a, "it is a receiver's server option");
+                limits = limits.parse(args, i++);
+                continue;
+            }
             switch (a) {
+                case "-h", "--help" -> {
+                    return help();
+                }
                 case "--host" -> {
                     requireApplies(command, receivers, a, "send takes the receiver's address as HOST");
                     host = stringArg(args, ++i, a);
@@ -197,7 +214,13 @@ public record BulkOptions(Command command, String host, int port, TransferMode m
             throw new UsageException("unexpected arguments " + positional);
         }
         return new BulkOptions(command, host, port, mode, size != null ? size : DEFAULT_SIZE, file, out, chunk,
-                window, Duration.ofMillis(timeoutMs), Duration.ofMillis(delayMs), once);
+                window, Duration.ofMillis(timeoutMs), Duration.ofMillis(delayMs), once, limits);
+    }
+
+    private static BulkOptions help() {
+        return new BulkOptions(Command.HELP, null, DEFAULT_PORT, TransferMode.PUSH, DEFAULT_SIZE, null, null,
+                DEFAULT_CHUNK_SIZE, DEFAULT_WINDOW, Duration.ofMillis(DEFAULT_TIMEOUT_MS), Duration.ZERO, false,
+                ServerLimits.DEFAULTS);
     }
 
     /**

@@ -15,6 +15,7 @@ import io.reactiverdma.samples.bulk.BulkProtocol.Ready;
 import io.reactiverdma.samples.bulk.BulkProtocol.Result;
 import io.reactiverdma.samples.bulk.BulkProtocol.Written;
 import io.reactiverdma.samples.bulk.BulkTransferException.Reason;
+import io.reactiverdma.samples.common.ServerLimits;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.BufferOverflowStrategy;
 import reactor.core.publisher.Flux;
@@ -33,6 +34,7 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -49,7 +51,9 @@ import java.util.function.Consumer;
  */
 public final class BulkReceiver implements AutoCloseable {
     /**
-     * @param out           where to write the bytes (each transfer overwrites it); null: hash and discard
+     * @param out           where to write the bytes (each transfer overwrites it; while one transfer writes it,
+     *                      another is refused as busy, so concurrent transfers cannot interleave in it); null:
+     *                      hash and discard
      * @param stallTimeout  a transfer fails when no byte arrives for this long
      * @param delayPerChunk a pause before consuming each chunk (Duration.ZERO: none), to show backpressure
      * @param maxPinnedBytes the chunk buffers all transfers together may hold (each HELLO asks for chunk x
@@ -78,6 +82,8 @@ public final class BulkReceiver implements AutoCloseable {
     private final Consumer<ReceiveReport> onReport;
     private final AtomicLong bytesConsumed = new AtomicLong();
     private final PinnedBudget pinned;
+    /** True while a transfer writes {@link Config#out()}: one writer at a time, or the file is garbage. */
+    private final AtomicBoolean outputTaken = new AtomicBoolean();
     private volatile DisposableRdmaServer server;
 
     private BulkReceiver(Config config, Consumer<String> log, Consumer<String> progressLog,
@@ -101,15 +107,22 @@ public final class BulkReceiver implements AutoCloseable {
      */
     public static BulkReceiver start(String host, int port, Config config, Duration bindTimeout, Consumer<String> log,
             Consumer<String> progressLog, Consumer<ReceiveReport> onReport) {
+        return start(host, port, config, ServerLimits.DEFAULTS, bindTimeout, log, progressLog, onReport);
+    }
+
+    /** The same, with the engine's server options {@code limits}. */
+    public static BulkReceiver start(String host, int port, Config config, ServerLimits limits, Duration bindTimeout,
+            Consumer<String> log, Consumer<String> progressLog, Consumer<ReceiveReport> onReport) {
         Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(limits, "limits");
         BulkReceiver receiver = new BulkReceiver(Objects.requireNonNull(config, "config"),
                 Objects.requireNonNull(log, "log"), progressLog, Objects.requireNonNull(onReport, "onReport"));
-        receiver.server = RdmaServer.create()
-                .host(host)
-                .port(port)
-                .option(RdmaOption.RECEIVE_BUFFER_SIZE, BulkProtocol.MAX_MESSAGE_SIZE)
-                // the HELLO and one WRITE-with-immediate (push) or READY (pull) per slot of the largest window
-                .option(RdmaOption.RECEIVE_QUEUE_DEPTH, BulkOptions.MAX_WINDOW + 4)
+        receiver.server = limits.applyTo(RdmaServer.create()
+                        .host(host)
+                        .port(port)
+                        .option(RdmaOption.RECEIVE_BUFFER_SIZE, BulkProtocol.MAX_MESSAGE_SIZE)
+                        // the HELLO and one WRITE-with-immediate (push) or READY (pull) per slot of the largest window
+                        .option(RdmaOption.RECEIVE_QUEUE_DEPTH, BulkOptions.MAX_WINDOW + 4))
                 .handle(receiver::handle)
                 .bindNow(bindTimeout);
         return receiver;
@@ -157,6 +170,7 @@ public final class BulkReceiver implements AutoCloseable {
         private RegisteredBuffer[] buffers;
         private long nextSeq;
         private volatile long ringBytes; // taken from the budget at HELLO, given back by cleanUp
+        private volatile boolean holdsOutput; // took outputTaken at HELLO, gives it back in cleanUp
 
         Session(RdmaConnection conn) {
             this.conn = conn;
@@ -196,6 +210,15 @@ public final class BulkReceiver implements AutoCloseable {
                 return conn.send(BulkProtocol.encode(new BulkProtocol.Error(refusal)))
                         .then(Mono.error(new BulkTransferException(Reason.REFUSED, "refused the transfer of "
                                 + peer + ": " + refusal, 0, null)));
+            }
+            if (config.out() != null) {
+                if (!outputTaken.compareAndSet(false, true)) {
+                    String why = "busy: another transfer is writing " + config.out();
+                    return conn.send(BulkProtocol.encode(new BulkProtocol.Error(why)))
+                            .then(Mono.error(new BulkTransferException(Reason.REFUSED, "refused the transfer of "
+                                    + peer + ": " + why, 0, null)));
+                }
+                holdsOutput = true;
             }
             long ring = (long) h.chunkSize() * h.window();
             if (!pinned.tryTake(ring)) {
@@ -397,6 +420,10 @@ public final class BulkReceiver implements AutoCloseable {
                 } catch (IOException e) {
                     log.accept("closing " + config.out() + " failed: " + e);
                 }
+            }
+            if (holdsOutput) {
+                holdsOutput = false;
+                outputTaken.set(false); // after the close: the next transfer's open truncates a closed file
             }
         }
     }

@@ -1,6 +1,7 @@
 package io.reactiverdma.samples.bulk;
 
 import io.reactiverdma.samples.common.SampleMain;
+import io.reactiverdma.samples.common.ServerRun;
 import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.samples.common.DeviceAddress;
@@ -11,7 +12,6 @@ import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
 
 /**
@@ -101,30 +101,24 @@ public final class BulkTransfer {
         String host = DeviceAddress.hostOrFind(o.host(), prefixed(out, "bulk receiver"));
         CompletableFuture<ReceiveReport> first = new CompletableFuture<>();
         BulkReceiver receiver = BulkReceiver.start(host, o.port(),
-                new BulkReceiver.Config(o.out(), o.timeout(), o.delayPerChunk()), o.timeout(),
+                new BulkReceiver.Config(o.out(), o.timeout(), o.delayPerChunk()), o.limits(), o.timeout(),
                 prefixed(out, "bulk receiver"), prefixed(err, "bulk receiver"), first::complete);
         InetSocketAddress at = receiver.address();
-        out.println("bulk receiver: listening on " + at.getHostString() + ":" + at.getPort()
-                + (o.once() ? ", for one transfer" : "; Ctrl-C stops it"));
+        out.println("bulk receiver: listening on " + at.getHostString() + ":" + at.getPort() + "; "
+                + o.limits().describe() + (o.once() ? "; for one transfer" : "; Ctrl-C stops it"));
         out.flush();
         if (o.once()) {
+            // the first report, or the receiver closing itself before one came
+            receiver.onDispose().subscribe(null, e -> first.complete(null), () -> first.complete(null));
             ReceiveReport r = first.join();
             receiver.close();
-            return r.succeeded() ? 0 : 1;
+            if (r == null) {
+                err.println("bulk receiver: FAILED: the receiver closed itself before a transfer ended");
+            }
+            return r != null && r.succeeded() ? 0 : 1;
         }
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            receiver.close();
-            out.println("bulk receiver: stopped after " + receiver.bytesConsumed() + " bytes");
-            stopped.countDown();
-        }, "bulk-receiver-shutdown"));
-        receiver.onDispose().block();
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return 0;
+        return ServerRun.untilStopped("bulk receiver", receiver.onDispose(), receiver::close,
+                () -> out.println("bulk receiver: stopped after " + receiver.bytesConsumed() + " bytes"), err);
     }
 
     private static Consumer<String> prefixed(PrintStream out, String who) {

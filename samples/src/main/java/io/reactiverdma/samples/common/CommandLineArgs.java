@@ -11,14 +11,12 @@ public final class CommandLineArgs {
     private CommandLineArgs() {
     }
 
-    /** True when {@code -h} or {@code --help} is anywhere on the command line. */
-    public static boolean wantsHelp(String[] args) {
-        for (String a : args) {
-            if (a.equals("-h") || a.equals("--help")) {
-                return true;
-            }
-        }
-        return false;
+    /**
+     * True when {@code arg} asks for help ({@code -h} or {@code --help}). Parsers ask this only where an option
+     * may stand, so a value that happens to be "-h" (a PUT value, say) is never taken for it.
+     */
+    public static boolean isHelp(String arg) {
+        return arg.equals("-h") || arg.equals("--help");
     }
 
     /**
@@ -66,6 +64,23 @@ public final class CommandLineArgs {
             throw new UsageException(flag + " needs a number, got '" + v + "'");
         }
         return checkRange(flag, n, min, max);
+    }
+
+    /** A decimal number from 0 to 100 (a percentage). */
+    public static double percentArg(String[] args, int i, String flag) {
+        if (i >= args.length) {
+            throw new UsageException(flag + " needs a value");
+        }
+        double p;
+        try {
+            p = Double.parseDouble(args[i]);
+        } catch (NumberFormatException e) {
+            throw new UsageException(flag + " needs a percentage, got '" + args[i] + "'");
+        }
+        if (!(p >= 0 && p <= 100)) {
+            throw new UsageException(flag + " must be in 0..100, got " + args[i]);
+        }
+        return p;
     }
 
     /**

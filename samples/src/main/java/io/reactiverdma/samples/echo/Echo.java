@@ -1,13 +1,13 @@
 package io.reactiverdma.samples.echo;
 
 import io.reactiverdma.samples.common.SampleMain;
+import io.reactiverdma.samples.common.ServerRun;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.samples.common.DeviceAddress;
 
 import java.util.List;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
 
 /**
@@ -35,7 +35,9 @@ public final class Echo {
                     switch (options.mode()) {
                         case HELP -> out.println(EchoOptions.USAGE);
                         case DEMO -> demo(options, out);
-                        case SERVER -> server(options, out);
+                        case SERVER -> {
+                            return server(options, out, err);
+                        }
                         case CLIENT -> client(options, out);
                     }
                     return 0;
@@ -59,25 +61,16 @@ public final class Echo {
         return stats;
     }
 
-    private static void server(EchoOptions o, PrintStream out) {
+    /** Until Ctrl-C (0), or until the server closed itself (1). */
+    private static int server(EchoOptions o, PrintStream out, PrintStream err) {
         String host = listenHost(o, out, "echo server");
         EchoServer server = EchoServer.start(host, o.port(), o.maxMessageSize(), o.limits(), o.timeout(),
                 prefixed(out, "echo server"));
         InetSocketAddress at = server.address();
         out.println("echo server: listening on " + at.getHostString() + ":" + at.getPort() + ", messages up to "
                 + o.maxMessageSize() + " bytes; " + o.limits().describe() + "; Ctrl-C stops it");
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            out.println("echo server: stopped after echoing " + server.messagesEchoed() + " messages");
-            stopped.countDown();
-        }, "echo-server-shutdown"));
-        server.onDispose().block();
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        return ServerRun.untilStopped("echo server", server.onDispose(), server::close,
+                () -> out.println("echo server: stopped after echoing " + server.messagesEchoed() + " messages"), err);
     }
 
     private static void client(EchoOptions o, PrintStream out) {

@@ -1,6 +1,7 @@
 package io.reactiverdma.samples.echo;
 
 import io.reactiverdma.samples.common.CommandLineArgs;
+import io.reactiverdma.samples.common.ServerLimits;
 import io.reactiverdma.samples.common.UsageException;
 
 import java.time.Duration;
@@ -10,6 +11,7 @@ import java.util.Set;
 
 import static io.reactiverdma.samples.common.CommandLineArgs.intArg;
 import static io.reactiverdma.samples.common.CommandLineArgs.requireApplies;
+import static io.reactiverdma.samples.common.CommandLineArgs.sizeArg;
 import static io.reactiverdma.samples.common.CommandLineArgs.stringArg;
 
 /**
@@ -26,7 +28,7 @@ import static io.reactiverdma.samples.common.CommandLineArgs.stringArg;
  * @param limits         server: the engine's server options it binds with
  */
 public record EchoOptions(Mode mode, String host, int port, int count, int size, int maxMessageSize,
-                          Duration timeout, EchoServer.Limits limits) {
+                          Duration timeout, ServerLimits limits) {
     public enum Mode { DEMO, SERVER, CLIENT, HELP }
 
     /** The default rdma_cm port of server and client (the API's {@code RdmaTransportConfig.DEFAULT_PORT}). */
@@ -49,18 +51,15 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
             "  -p, --port P      rdma_cm port (default " + DEFAULT_PORT + "; demo: a free one)",
             "  -n, --count N     messages, sent one at a time, each after the previous reply (default "
                     + DEFAULT_COUNT + ")",
-            "  -s, --size N      bytes per message, 1.." + MAX_SIZE + " (default " + DEFAULT_SIZE + ")",
+            "  -s, --size N      bytes per message, 1.." + MAX_SIZE + ", sizes such as 64k accepted (default "
+                    + DEFAULT_SIZE + ")",
             "      --max-size N  server: the largest message accepted, 1.." + MAX_SIZE + " (default "
                     + DEFAULT_MAX_MESSAGE_SIZE + ")",
             "      --timeout-ms N  limit for connecting and for each reply (default " + DEFAULT_TIMEOUT_MS + ")",
-            "server options (the engine's, see docs/server-guide.md):",
-            "      --shared-receive-queue-depth N  every connection receives from one shared receive queue of N",
-            "                    buffers (0..1048576; default 0: a receive queue per connection)",
-            "      --max-connections N  connections beyond N are rejected (1..2147483647; default unlimited)",
-            "      --accept-timeout-ms N  limit for accepting a request, and on a shared receive queue for the",
-            "                    client's hello after the accept (default 5000)",
             "  -h, --help        this text",
-            "Every reply is checked byte for byte. Exit status: 0 all replies verified, 1 failure, 2 bad usage.");
+            ServerLimits.USAGE,
+            "Every reply is checked byte for byte. Exit status: 0 all replies verified, 1 failure (the server: also",
+            "when it closed itself), 2 bad usage.");
 
     public EchoOptions {
         if (mode == null) {
@@ -77,7 +76,7 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
             throw new UsageException("--timeout-ms must be positive, got " + timeout);
         }
         if (limits == null) {
-            limits = EchoServer.Limits.DEFAULTS;
+            limits = ServerLimits.DEFAULTS;
         }
     }
 
@@ -87,11 +86,10 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
         }
     }
 
-    /** Parses {@code args} (mode first); {@code -h} or {@code --help} anywhere gives {@link Mode#HELP}. */
+    /** Parses {@code args} (mode first); {@code -h} or {@code --help} where an option may stand gives {@link Mode#HELP}. */
     public static EchoOptions parse(String... args) {
-        if (CommandLineArgs.wantsHelp(args)) {
-            return new EchoOptions(Mode.HELP, null, DEFAULT_PORT, DEFAULT_COUNT, DEFAULT_SIZE,
-                    DEFAULT_MAX_MESSAGE_SIZE, Duration.ofMillis(DEFAULT_TIMEOUT_MS), EchoServer.Limits.DEFAULTS);
+        if (args.length > 0 && CommandLineArgs.isHelp(args[0])) {
+            return help();
         }
         Mode mode = CommandLineArgs.firstWord(args, "mode", Mode.DEMO, Mode.SERVER, Mode.CLIENT);
         String host = null;
@@ -100,14 +98,19 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
         int size = DEFAULT_SIZE;
         int maxSize = DEFAULT_MAX_MESSAGE_SIZE;
         long timeoutMs = DEFAULT_TIMEOUT_MS;
-        EchoServer.Limits d = EchoServer.Limits.DEFAULTS;
-        int srqDepth = d.sharedReceiveQueueDepth();
-        int maxConnections = d.maxConnections();
-        long acceptTimeoutMs = d.acceptTimeout().toMillis();
+        ServerLimits limits = ServerLimits.DEFAULTS;
         List<String> positional = new ArrayList<>();
         for (int i = 1; i < args.length; i++) {
             String a = args[i];
+            if (ServerLimits.isFlag(a)) {
+                requireApplies(mode, Set.of(Mode.SERVER), a, "it is a server option");
+                limits = limits.parse(args, i++);
+                continue;
+            }
             switch (a) {
+                case "-h", "--help" -> {
+                    return help();
+                }
                 case "--host" -> {
                     requireApplies(mode, Set.of(Mode.DEMO, Mode.SERVER), a, "the client takes the server's address as HOST");
                     host = stringArg(args, ++i, a);
@@ -119,25 +122,13 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
                 }
                 case "-s", "--size" -> {
                     requireApplies(mode, Set.of(Mode.DEMO, Mode.CLIENT), a, "use --max-size for the largest message accepted");
-                    size = intArg(args, ++i, a, 1, MAX_SIZE);
+                    size = (int) sizeArg(args, ++i, a, 1, MAX_SIZE);
                 }
                 case "--max-size" -> {
                     requireApplies(mode, Set.of(Mode.SERVER), a, "-s sets the message size");
-                    maxSize = intArg(args, ++i, a, 1, MAX_SIZE);
+                    maxSize = (int) sizeArg(args, ++i, a, 1, MAX_SIZE);
                 }
                 case "--timeout-ms" -> timeoutMs = intArg(args, ++i, a, 1, Integer.MAX_VALUE);
-                case "--shared-receive-queue-depth" -> {
-                    requireApplies(mode, Set.of(Mode.SERVER), a, "it is a server option");
-                    srqDepth = intArg(args, ++i, a, 0, 1 << 20);
-                }
-                case "--max-connections" -> {
-                    requireApplies(mode, Set.of(Mode.SERVER), a, "it is a server option");
-                    maxConnections = intArg(args, ++i, a, 1, Integer.MAX_VALUE);
-                }
-                case "--accept-timeout-ms" -> {
-                    requireApplies(mode, Set.of(Mode.SERVER), a, "it is a server option");
-                    acceptTimeoutMs = intArg(args, ++i, a, 1, Integer.MAX_VALUE);
-                }
                 default -> {
                     if (a.startsWith("-")) {
                         throw new UsageException("unknown option " + a);
@@ -155,7 +146,11 @@ public record EchoOptions(Mode mode, String host, int port, int count, int size,
         } else if (!positional.isEmpty()) {
             throw new UsageException("unexpected arguments " + positional);
         }
-        return new EchoOptions(mode, host, port, count, size, maxSize, Duration.ofMillis(timeoutMs),
-                new EchoServer.Limits(srqDepth, maxConnections, Duration.ofMillis(acceptTimeoutMs)));
+        return new EchoOptions(mode, host, port, count, size, maxSize, Duration.ofMillis(timeoutMs), limits);
+    }
+
+    private static EchoOptions help() {
+        return new EchoOptions(Mode.HELP, null, DEFAULT_PORT, DEFAULT_COUNT, DEFAULT_SIZE, DEFAULT_MAX_MESSAGE_SIZE,
+                Duration.ofMillis(DEFAULT_TIMEOUT_MS), ServerLimits.DEFAULTS);
     }
 }

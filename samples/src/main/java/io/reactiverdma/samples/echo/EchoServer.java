@@ -6,6 +6,7 @@ import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaMessage;
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaServer;
+import io.reactiverdma.samples.common.ServerLimits;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 
@@ -50,49 +51,22 @@ public final class EchoServer implements AutoCloseable {
      */
     public static EchoServer start(String host, int port, int maxMessageSize, Duration bindTimeout,
             Consumer<String> log) {
-        return start(host, port, maxMessageSize, Limits.DEFAULTS, bindTimeout, log);
-    }
-
-    /**
-     * The engine's server options the echo server binds with (the API's {@code RdmaOption}s of the same names).
-     *
-     * @param sharedReceiveQueueDepth {@code SHARED_RECEIVE_QUEUE_DEPTH}: 0 for a receive queue per connection
-     * @param maxConnections          {@code MAX_CONNECTIONS}
-     * @param acceptTimeout           {@code ACCEPT_TIMEOUT}
-     */
-    public record Limits(int sharedReceiveQueueDepth, int maxConnections, Duration acceptTimeout) {
-        /** The engine's defaults. */
-        public static final Limits DEFAULTS = new Limits(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH.defaultValue(),
-                RdmaOption.MAX_CONNECTIONS.defaultValue(), RdmaOption.ACCEPT_TIMEOUT.defaultValue());
-
-        public Limits {
-            Objects.requireNonNull(acceptTimeout, "acceptTimeout");
-        }
-
-        /** One line for the start-up banner. */
-        public String describe() {
-            return "shared receive queue " + (sharedReceiveQueueDepth == 0 ? "off" : sharedReceiveQueueDepth + " buffers")
-                    + ", max connections " + (maxConnections == Integer.MAX_VALUE ? "unlimited" : maxConnections)
-                    + ", accept timeout " + acceptTimeout.toMillis() + " ms";
-        }
+        return start(host, port, maxMessageSize, ServerLimits.DEFAULTS, bindTimeout, log);
     }
 
     /** The same, with the engine's server options {@code limits}. */
-    public static EchoServer start(String host, int port, int maxMessageSize, Limits limits, Duration bindTimeout,
+    public static EchoServer start(String host, int port, int maxMessageSize, ServerLimits limits, Duration bindTimeout,
             Consumer<String> log) {
         Objects.requireNonNull(host, "host");
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(log, "log");
         int bufferSize = Math.max(8, maxMessageSize);
         EchoServer echo = new EchoServer(log);
-        echo.server = RdmaServer.create()
-                .host(host)
-                .port(port)
-                .option(RdmaOption.RECEIVE_BUFFER_SIZE, bufferSize)
-                .option(RdmaOption.RECEIVE_QUEUE_DEPTH, receiveQueueDepth(bufferSize))
-                .option(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH, limits.sharedReceiveQueueDepth())
-                .option(RdmaOption.MAX_CONNECTIONS, limits.maxConnections())
-                .option(RdmaOption.ACCEPT_TIMEOUT, limits.acceptTimeout())
+        echo.server = limits.applyTo(RdmaServer.create()
+                        .host(host)
+                        .port(port)
+                        .option(RdmaOption.RECEIVE_BUFFER_SIZE, bufferSize)
+                        .option(RdmaOption.RECEIVE_QUEUE_DEPTH, receiveQueueDepth(bufferSize)))
                 .handle(echo::handle)
                 .bindNow(bindTimeout);
         return echo;

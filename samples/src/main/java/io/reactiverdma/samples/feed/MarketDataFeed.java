@@ -12,6 +12,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.annotation.Nullable;
 
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -36,8 +38,22 @@ public final class MarketDataFeed {
     private MarketDataFeed() {
     }
 
-    /** One subscriber's result. */
-    public record SubscriberReport(int index, long received, long lost, long reordered, long gaps, double ticksPerSecond) {
+    /**
+     * One subscriber's result.
+     *
+     * @param slow    the subscriber made slow on purpose ({@code --slow}): its loss is expected
+     * @param foreign datagrams on the group that were not this run's ticks, dropped
+     * @param failure why its subscription ended before the run did, or null
+     */
+    public record SubscriberReport(int index, boolean slow, long received, long lost, long reordered, long gaps,
+                                   long foreign, double ticksPerSecond, @Nullable Throwable failure) {
+        /**
+         * True unless its subscription failed, or (not being the slow one) it lost more than
+         * {@code maxLossPercent} of the {@code count} ticks published.
+         */
+        public boolean ok(long count, double maxLossPercent) {
+            return failure == null && received + lost == count && (slow || 100.0 * lost / count <= maxLossPercent);
+        }
     }
 
     public static void main(String[] args) {
@@ -52,7 +68,12 @@ public final class MarketDataFeed {
                         return 0;
                     }
                     List<SubscriberReport> reports = demo(o, out);
-                    return reports.stream().allMatch(r -> r.received() > 0) ? 0 : 1;
+                    if (reports.stream().allMatch(r -> r.ok(o.count(), o.maxLossPercent()))) {
+                        return 0;
+                    }
+                    err.println("feed: FAILED: a subscription failed, or a subscriber that is not the slow one lost "
+                            + "more than " + o.maxLossPercent() + "% of the ticks (--max-loss)");
+                    return 1;
                 });
     }
 
@@ -69,71 +90,54 @@ public final class MarketDataFeed {
                 throw new InvalidRequestException(InvalidRequestException.Reason.MESSAGE_TOO_LARGE, "-s " + o.size()
                         + " exceeds the largest datagram on this path, " + publisher.maxMessageSize() + " bytes");
             }
-            List<GapDetector> detectors = new ArrayList<>();
-            long[] firstNs = new long[o.subscribers()];
-            long[] lastNs = new long[o.subscribers()];
+            long run = ThreadLocalRandom.current().nextLong();
+            List<FeedSubscriber> subscribers = new ArrayList<>();
             CountDownLatch done = new CountDownLatch(o.subscribers());
             for (int i = 0; i < o.subscribers(); i++) {
                 RdmaDatagramEndpoint s = RdmaDatagram.create().host(host).port(0).bindNow(WAIT);
                 endpoints.add(s);
-                GapDetector d = new GapDetector();
-                detectors.add(d);
-                int index = i;
+                FeedSubscriber subscriber = new FeedSubscriber(run, o.count());
+                subscribers.add(subscriber);
                 boolean slow = o.slowMicros() > 0 && i == o.subscribers() - 1;
-                Flux<RdmaDatagramMessage> joined = s.join(group);
-                Flux<Long> ticks = joined.map(MarketDataFeed::sequenceOf);
-                if (slow) {
-                    // Works off the engine's thread, asking for 16 ticks at a time: what it has not asked for
-                    // waits in receive buffers, and once all are held the device drops what arrives.
-                    Scheduler worker = Schedulers.newSingle("slow-subscriber");
+                // The slow one works off the engine's thread, asking for a few ticks at a time: what it has
+                // not asked for waits in receive buffers, and once all are held the device drops what arrives.
+                Scheduler worker = slow ? Schedulers.newSingle("slow-subscriber") : null;
+                if (worker != null) {
                     subscriptions.add(worker);
-                    ticks = joined.publishOn(worker, 16).map(m -> {
-                        long seq = sequenceOf(m);
-                        busy(o.slowMicros());
-                        return seq;
-                    });
                 }
-                subscriptions.add(ticks.subscribe(seq -> {
-                    synchronized (d) { // updated on the endpoint's poller thread, read by this one
-                        long now = System.nanoTime();
-                        if (d.received() == 0) {
-                            firstNs[index] = now;
-                        }
-                        lastNs[index] = now;
-                        d.onSequence(seq);
-                        if (d.expected() == o.count()) {
-                            done.countDown();
-                        }
-                    }
-                }));
+                subscriptions.add(subscriber.subscribe(s.join(group), worker, slow ? o.slowMicros() : 0,
+                        done::countDown));
                 s.joined(group).block(WAIT);
             }
-            publisher.join(group).subscribe(RdmaDatagramMessage::release); // a member may send to the group
+            // a member may send to the group: what the publisher receives is released unread
+            subscriptions.add(publisher.join(group).subscribe(RdmaDatagramMessage::release,
+                    e -> out.println("feed: the publisher's membership ended: " + e)));
             publisher.joined(group).block(WAIT);
             out.println("feed: " + o.subscribers() + " subscribers joined " + o.group() + "; publishing " + o.count()
                     + " ticks of " + o.size() + " bytes");
             long start = System.nanoTime();
             Flux.range(0, (int) Math.min(Integer.MAX_VALUE, o.count()))
-                    .flatMap(seq -> publisher.send(new Tick(seq, seq % 50, 100_000_000L + seq).encode(o.size()), group)
+                    .flatMap(seq -> publisher.send(new Tick(seq, seq % 50, 100_000_000L + seq).encode(run, o.size()),
+                                    group)
                             .then(Mono.just(1)), o.window())
                     .then().block(WAIT.multipliedBy(10));
             double publishSeconds = (System.nanoTime() - start) / 1e9;
             out.printf("feed: published %d ticks in %.2f s (%.0f ticks/s)%n", o.count(), publishSeconds,
                     o.count() / publishSeconds);
-            awaitQuietly(done, detectors);
+            awaitQuietly(done, subscribers);
             List<SubscriberReport> reports = new ArrayList<>();
-            for (int i = 0; i < detectors.size(); i++) {
-                GapDetector d = detectors.get(i);
-                synchronized (d) {
-                    d.finish(o.count());
-                    double seconds = Math.max(1e-9, (lastNs[i] - firstNs[i]) / 1e9);
-                    SubscriberReport r = new SubscriberReport(i + 1, d.received(), d.lost(), d.reordered(), d.gaps(),
-                            d.received() / seconds);
-                    reports.add(r);
-                    out.printf("feed: subscriber %d: received %d, lost %d (%.3f%%) in %d gaps, reordered %d, %.0f ticks/s, "
-                                    + "dropped locally %d%n", r.index(), r.received(), r.lost(), 100.0 * r.lost() / o.count(),
-                            r.gaps(), r.reordered(), r.ticksPerSecond(), endpoints.get(i + 1).droppedCount());
-                }
+            for (int i = 0; i < subscribers.size(); i++) {
+                FeedSubscriber f = subscribers.get(i);
+                f.finish();
+                boolean slow = o.slowMicros() > 0 && i == o.subscribers() - 1;
+                SubscriberReport r = new SubscriberReport(i + 1, slow, f.received(), f.lost(), f.reordered(),
+                        f.gaps(), f.foreign(), f.ticksPerSecond(), f.failure());
+                reports.add(r);
+                out.printf("feed: subscriber %d%s: received %d, lost %d (%.3f%%) in %d gaps, reordered %d, %.0f ticks/s, "
+                                + "dropped locally %d, foreign datagrams dropped %d%s%n", r.index(), slow ? " (slow)" : "",
+                        r.received(), r.lost(), 100.0 * r.lost() / o.count(), r.gaps(), r.reordered(),
+                        r.ticksPerSecond(), endpoints.get(i + 1).droppedCount(), r.foreign(),
+                        r.failure() == null ? "" : "; its subscription FAILED: " + r.failure());
             }
             return reports;
         } finally {
@@ -142,31 +146,14 @@ public final class MarketDataFeed {
         }
     }
 
-    private static void busy(int micros) {
-        long until = System.nanoTime() + micros * 1_000L;
-        while (System.nanoTime() < until) {
-            Thread.onSpinWait();
-        }
-    }
-
-    private static long sequenceOf(RdmaDatagramMessage m) {
-        try {
-            return Tick.decode(m.data()).sequence();
-        } finally {
-            m.release();
-        }
-    }
-
     /** Until every subscriber saw the last tick, or none saw anything new for {@link #QUIET}. */
-    private static void awaitQuietly(CountDownLatch done, List<GapDetector> detectors) {
+    private static void awaitQuietly(CountDownLatch done, List<FeedSubscriber> subscribers) {
         long seen = -1;
         try {
             while (!done.await(QUIET.toMillis(), TimeUnit.MILLISECONDS)) {
                 long now = 0;
-                for (GapDetector d : detectors) {
-                    synchronized (d) {
-                        now += d.received();
-                    }
+                for (FeedSubscriber f : subscribers) {
+                    now += f.received() + f.foreign();
                 }
                 if (now == seen) {
                     return;

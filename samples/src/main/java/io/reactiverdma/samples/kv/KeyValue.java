@@ -1,6 +1,7 @@
 package io.reactiverdma.samples.kv;
 
 import io.reactiverdma.samples.common.SampleMain;
+import io.reactiverdma.samples.common.ServerRun;
 import io.reactiverdma.reactive.RdmaClient;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaOption;
@@ -21,7 +22,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
-import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
 
 /**
@@ -48,7 +48,9 @@ public final class KeyValue {
                     switch (options.mode()) {
                         case HELP -> out.println(KvOptions.USAGE);
                         case DEMO -> demo(options, out);
-                        case SERVER -> server(options, out);
+                        case SERVER -> {
+                            return server(options, out, err);
+                        }
                         case CLIENT -> client(options, out);
                     }
                     return 0;
@@ -67,7 +69,8 @@ public final class KeyValue {
     private static KvServer startServer(KvOptions o, PrintStream out, String who) {
         String host = DeviceAddress.hostOrFind(o.host(), prefixed(out, who));
         KvServerOptions so = KvServerOptions.defaults(host).withPort(o.port())
-                .withTable(o.slots(), Math.min(KvServerOptions.DEFAULT_MAX_PROBE, o.slots()));
+                .withTable(o.slots(), Math.min(KvServerOptions.DEFAULT_MAX_PROBE, o.slots()))
+                .withLimits(o.limits());
         KvServer server = KvServer.bindNow(so, o.timeout(), prefixed(out, "kv server"));
         out.println("kv server: listening on " + server.address().getHostString() + ":" + server.address().getPort()
                 + ": " + so.slotCount() + " slots of " + so.slotSize() + " B (keys up to " + so.keyMaxBytes()
@@ -185,21 +188,12 @@ public final class KeyValue {
                 clients.size(), o.increments(), ms(ns), now);
     }
 
-    private static void server(KvOptions o, PrintStream out) {
+    /** Until Ctrl-C (0), or until the server closed itself (1). */
+    private static int server(KvOptions o, PrintStream out, PrintStream err) {
         KvServer server = startServer(o, out, "kv server");
-        out.println("kv server: Ctrl-C stops it");
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.disposeNow(Duration.ofSeconds(30));
-            out.println("kv server: stopped: " + server.metrics());
-            stopped.countDown();
-        }, "kv-server-shutdown"));
-        server.onDispose().block();
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        out.println("kv server: " + o.limits().describe() + "; Ctrl-C stops it");
+        return ServerRun.untilStopped("kv server", server.onDispose(), () -> server.disposeNow(Duration.ofSeconds(30)),
+                () -> out.println("kv server: stopped: " + server.metrics()), err);
     }
 
     private static void client(KvOptions o, PrintStream out) {
@@ -223,7 +217,7 @@ public final class KeyValue {
                     yield "was " + c.increment(key, delta).block(o.timeout()) + ", added " + delta;
                 }
                 case "download" -> {
-                    int chunk = cmd.size() > 2 ? Math.toIntExact(Long.parseLong(cmd.get(2))) : 256 << 10;
+                    int chunk = cmd.size() > 2 ? Integer.parseInt(cmd.get(2)) : 256 << 10; // checked by KvOptions
                     MessageDigest digest = sha256();
                     long n = c.download(key, chunk).doOnNext(digest::update).count().block(o.timeout());
                     yield n + " chunks, SHA-256 " + HexFormat.of().formatHex(digest.digest());

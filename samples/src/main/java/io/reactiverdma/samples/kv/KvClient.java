@@ -6,7 +6,6 @@ import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaMessage;
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RegisteredBuffer;
-import io.reactiverdma.reactive.RemoteAccess;
 import io.reactiverdma.reactive.RemoteRegion;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -23,6 +22,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
 
 /**
@@ -34,9 +34,11 @@ import java.util.function.IntFunction;
  *       mismatch: the read mixed two writes) or a block rewritten while it was read is read again, a
  *       bounded number of times.</li>
  *   <li>{@link #put}, {@link #delete}: two-sided requests. A PUT whose key and value fit the server's
- *       message size carries the value; a larger one registers a copy of the value for remote READ only and
- *       lets the server READ it into fresh space (one round trip, no chunking protocol, the server's CPU
- *       copies nothing); the registration is released when the response arrives.</li>
+ *       message size carries the value; a larger one copies the value into one of a few buffers registered
+ *       for remote READ only (registered once, off the caller's thread, and reused: memory pinned for PUTs
+ *       is bounded) and lets the server READ it into fresh space (one round trip, no chunking protocol, the
+ *       server's CPU copies nothing); the buffer is free again when the response arrives. When every buffer
+ *       is in use, a large PUT fails at once with {@link KvException.Reason#BUSY}.</li>
  *   <li>{@link #increment}: one remote fetch-and-add on the counter's word, after a one-time two-sided lookup
  *       of its address (cached).</li>
  * </ul>
@@ -54,9 +56,18 @@ public final class KvClient implements Disposable {
     static final int GET_CHUNK_BYTES = 1 << 20;
     /** Chunk READs (each followed by its re-check) in flight per {@link #download}. */
     static final int DOWNLOAD_READS_IN_FLIGHT = 4;
+    /** Large PUTs in flight at once, unless {@link #connect(RdmaClient, int)} says otherwise. */
+    public static final int DEFAULT_LARGE_PUT_BUFFERS = 4;
+    /**
+     * Counter words cached at most (the server's own limit is its counter count): a client that increments
+     * ever new names (an HTTP caller of the gateway) cannot grow this client's memory without bound.
+     */
+    static final int MAX_CACHED_COUNTERS = 4096;
 
     private final RdmaConnection conn;
     private final boolean verifyReads;
+    private final int largePutBuffers;
+    private volatile PutStaging staging;
     private final Sinks.One<KvLayout> handshake = Sinks.one();
     private final Map<Integer, Pending> pending = new ConcurrentHashMap<>();
     private final Map<String, Mono<RemoteRegion>> counterWords = new ConcurrentHashMap<>();
@@ -68,8 +79,16 @@ public final class KvClient implements Disposable {
     private volatile Throwable closedBy;
 
     KvClient(RdmaConnection conn, boolean verifyReads) {
+        this(conn, verifyReads, DEFAULT_LARGE_PUT_BUFFERS);
+    }
+
+    KvClient(RdmaConnection conn, boolean verifyReads, int largePutBuffers) {
+        if (largePutBuffers < 1) {
+            throw new IllegalArgumentException("largePutBuffers must be at least 1, got " + largePutBuffers);
+        }
         this.conn = conn;
         this.verifyReads = verifyReads;
+        this.largePutBuffers = largePutBuffers;
         this.receiving = conn.receive()
                 .doOnDiscard(RdmaMessage.class, RdmaMessage::release)
                 .subscribe(this::onMessage, this::onClosed, () -> onClosed(null));
@@ -85,7 +104,20 @@ public final class KvClient implements Disposable {
      * closes a connection made meanwhile.
      */
     public static Mono<KvClient> connect(RdmaClient client) {
-        return connect(client, true);
+        return connect(client, true, DEFAULT_LARGE_PUT_BUFFERS);
+    }
+
+    /**
+     * As {@link #connect(RdmaClient)}, with {@code largePutBuffers} large PUTs in flight at most (each takes a
+     * registered buffer of the server's largest value size, 4 MiB by default, from the first large PUT on).
+     *
+     * @throws IllegalArgumentException when {@code largePutBuffers} is below 1
+     */
+    public static Mono<KvClient> connect(RdmaClient client, int largePutBuffers) {
+        if (largePutBuffers < 1) {
+            throw new IllegalArgumentException("largePutBuffers must be at least 1, got " + largePutBuffers);
+        }
+        return connect(client, true, largePutBuffers);
     }
 
     /**
@@ -93,10 +125,14 @@ public final class KvClient implements Disposable {
      * it READs as it comes (no seqlock, checksum or version re-check): only to show what the checks prevent.
      */
     static Mono<KvClient> connect(RdmaClient client, boolean verifyReads) {
+        return connect(client, verifyReads, DEFAULT_LARGE_PUT_BUFFERS);
+    }
+
+    private static Mono<KvClient> connect(RdmaClient client, boolean verifyReads, int largePutBuffers) {
         Objects.requireNonNull(client, "client");
         Duration handshakeTimeout = client.configuration().option(RdmaOption.CONNECT_TIMEOUT);
         return client.connect().flatMap(conn -> {
-            KvClient kv = new KvClient(conn, verifyReads);
+            KvClient kv = new KvClient(conn, verifyReads, largePutBuffers);
             return kv.handshake.asMono()
                     .timeout(handshakeTimeout, Mono.error(() -> new KvException(KvException.Reason.PROTOCOL,
                             "no handshake from " + conn.remoteAddress() + " within " + handshakeTimeout.toMillis()
@@ -140,9 +176,10 @@ public final class KvClient implements Disposable {
      * (a GET that starts afterwards sees it). Fails with {@link KvException}, before anything is sent, for
      * {@link KvException.Reason#KEY_TOO_LONG} and {@link KvException.Reason#VALUE_TOO_LARGE} (larger than
      * the layout's {@code maxValueBytes}); with {@link KvException.Reason#TABLE_FULL} or
-     * {@link KvException.Reason#VALUE_AREA_FULL} when the server has no room. Cancelling stops the signal,
-     * not the request: the server may still store the value (a large value's registration is kept until
-     * the server answered, as the server may be reading it).
+     * {@link KvException.Reason#VALUE_AREA_FULL} when the server has no room; with
+     * {@link KvException.Reason#BUSY}, before anything is sent, when the value needs a staging buffer and
+     * all are in use. Cancelling stops the signal, not the request: the server may still store the value (a
+     * large value's staging buffer is kept until the server answered, as the server may be reading it).
      *
      * @throws NullPointerException when {@code key} or {@code value} is null
      */
@@ -161,10 +198,12 @@ public final class KvClient implements Disposable {
                 byte[] copy = value.clone(); // the request is encoded when the send is subscribed
                 return call(id -> KvProtocol.Request.putInline(id, k, copy), null).then();
             }
-            RegisteredBuffer source = conn.memory().allocateRegistered(value.length, RemoteAccess.READ);
-            source.buffer().put(value);
-            return call(id -> KvProtocol.Request.putRemote(id, k, value.length, source.remoteRegion()), source)
-                    .then();
+            PutStaging buffers = staging;
+            return buffers.take().flatMap(source -> {
+                source.buffer().put(0, value);
+                return call(id -> KvProtocol.Request.putRemote(id, k, value.length,
+                        source.remoteRegion().slice(0, value.length)), () -> buffers.giveBack(source));
+            }).then();
         });
     }
 
@@ -238,6 +277,23 @@ public final class KvClient implements Disposable {
     /** Requests sent (or being sent) whose response has not arrived yet. */
     int pendingRequests() {
         return pending.size();
+    }
+
+    /** Large PUTs holding a staging buffer now. */
+    int largePutsInFlight() {
+        PutStaging s = staging;
+        return s == null ? 0 : s.inUse();
+    }
+
+    /** Counter words cached now. */
+    int cachedCounterWords() {
+        return counterWords.size();
+    }
+
+    /** False once the connection closed or is closing: a new one is needed (unlike {@link #onDispose()}, this is
+     * known as soon as receiving ends, before the engine finished its close sequence). */
+    public boolean isOpen() {
+        return closedBy == null && !conn.isDisposed();
     }
 
     /** Slot reads this client rejected as torn (odd version or checksum mismatch) and read again. */
@@ -413,14 +469,30 @@ public final class KvClient implements Disposable {
 
     // ---------------------------------------------------------------------------------- two-sided calls
 
+    /**
+     * The counter's word: cached once known. A name is checked before anything is cached (an invalid one
+     * costs nothing), a failed lookup leaves no entry, and at most {@value #MAX_CACHED_COUNTERS} words are
+     * cached (beyond, each increment of an uncached name asks the server again).
+     */
     private Mono<RemoteRegion> counterWord(String counter) {
-        return counterWords.computeIfAbsent(counter, name -> Mono.defer(() -> {
-                    byte[] n = keyBytes(name);
-                    return call(id -> KvProtocol.Request.counter(id, n), null)
-                            .map(r -> layout.counter(Math.toIntExact(r.result())));
-                })
+        byte[] n = keyBytes(counter);
+        Mono<RemoteRegion> known = counterWords.get(counter);
+        if (known != null) {
+            return known;
+        }
+        Mono<RemoteRegion> lookup = Mono.defer(() -> call(id -> KvProtocol.Request.counter(id, n), null))
+                .map(r -> layout.counter(Math.toIntExact(r.result())));
+        if (counterWords.size() >= MAX_CACHED_COUNTERS) {
+            return lookup;
+        }
+        AtomicReference<Mono<RemoteRegion>> self = new AtomicReference<>();
+        Mono<RemoteRegion> cached = lookup
+                .doOnError(e -> counterWords.remove(counter, self.get()))
                 // Cache the word for good, but not a failure: a later increment asks again.
-                .cache(word -> Duration.ofMillis(Long.MAX_VALUE), e -> Duration.ZERO, () -> Duration.ZERO));
+                .cache(word -> Duration.ofMillis(Long.MAX_VALUE), e -> Duration.ZERO, () -> Duration.ZERO);
+        self.set(cached);
+        Mono<RemoteRegion> raced = counterWords.putIfAbsent(counter, cached);
+        return raced != null ? raced : cached;
     }
 
     private byte[] keyBytes(String key) {
@@ -437,13 +509,13 @@ public final class KvClient implements Disposable {
         return s.length() <= 40 ? s : s.substring(0, 37) + "...";
     }
 
-    /** One request whose response has not arrived; {@code source} is released when it has (or never will). */
+    /** One request whose response has not arrived; {@code release} runs when it has (or never will). */
     private static final class Pending {
         final Sinks.One<KvProtocol.Response> response = Sinks.one();
-        final RegisteredBuffer source;
+        final Runnable source;
 
-        Pending(RegisteredBuffer source) {
-            this.source = source;
+        Pending(Runnable release) {
+            this.source = release;
         }
 
         void complete(KvProtocol.Response r) {
@@ -463,13 +535,13 @@ public final class KvClient implements Disposable {
 
         private void release() {
             if (source != null) {
-                source.release();
+                source.run();
             }
         }
     }
 
     /** Sends the request made with a fresh id; emits its OK response or fails with its error. */
-    private Mono<KvProtocol.Response> call(IntFunction<KvProtocol.Request> request, RegisteredBuffer source) {
+    private Mono<KvProtocol.Response> call(IntFunction<KvProtocol.Request> request, Runnable source) {
         int id = requestIds.incrementAndGet();
         Pending p = new Pending(source);
         pending.put(id, p);
@@ -500,8 +572,10 @@ public final class KvClient implements Disposable {
         }
         if (layout == null) {
             try {
-                layout = KvLayout.decode(data);
-                handshake.tryEmitValue(layout);
+                KvLayout l = KvLayout.decode(data);
+                staging = new PutStaging(conn.memory(), largePutBuffers, Math.max(1, l.maxValueBytes()));
+                layout = l;
+                handshake.tryEmitValue(l);
             } catch (KvException e) {
                 handshake.tryEmitError(e);
                 conn.dispose();
@@ -534,6 +608,10 @@ public final class KvClient implements Disposable {
             if (p != null) {
                 p.fail(closedException(cause));
             }
+        }
+        PutStaging s = staging;
+        if (s != null) {
+            s.close();
         }
     }
 

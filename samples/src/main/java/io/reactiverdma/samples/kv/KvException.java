@@ -34,7 +34,12 @@ public class KvException extends RuntimeException {
         /** A message that does not follow the protocol (wrong magic, truncated, unknown request id ...). */
         PROTOCOL,
         /** The server could not carry out the request (for example its RDMA READ of the value failed). */
-        SERVER_ERROR
+        SERVER_ERROR,
+        /**
+         * Local: every registered buffer this client stages large PUTs in is in use (as many large PUTs wait for
+         * the server). Nothing was sent; retrying later may succeed.
+         */
+        BUSY
     }
 
     private final Reason reason;

@@ -95,11 +95,11 @@ public final class KvServer implements Disposable {
         Objects.requireNonNull(log, "log");
         return RdmaResources.memory(options.host()).flatMap(memory -> {
             KvServer kv = new KvServer(options, log, memory);
-            return RdmaServer.create()
-                    .host(options.host())
-                    .port(options.port())
-                    .option(RdmaOption.RECEIVE_BUFFER_SIZE, options.maxMessageBytes())
-                    .option(RdmaOption.RECEIVE_QUEUE_DEPTH, EchoServer.receiveQueueDepth(options.maxMessageBytes()))
+            return options.limits().applyTo(RdmaServer.create()
+                            .host(options.host())
+                            .port(options.port())
+                            .option(RdmaOption.RECEIVE_BUFFER_SIZE, options.maxMessageBytes())
+                            .option(RdmaOption.RECEIVE_QUEUE_DEPTH, EchoServer.receiveQueueDepth(options.maxMessageBytes())))
                     .handle(kv::handle)
                     .bind()
                     .map(s -> {

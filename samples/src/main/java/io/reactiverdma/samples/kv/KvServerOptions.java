@@ -1,5 +1,7 @@
 package io.reactiverdma.samples.kv;
 
+import io.reactiverdma.samples.common.ServerLimits;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -21,10 +23,12 @@ import java.util.Objects;
  * @param blockReuseDelay how long a freed value block rests before it is reused (while the area has
  *                        never-used space): a client still reading the old value then finishes unharmed
  *                        instead of reading again
+ * @param limits          the engine's server options it binds with (shared receive queue, connection limit,
+ *                        accept timeout, idle probe)
  */
 public record KvServerOptions(String host, int port, int slotCount, int slotSize, int keyMaxBytes, int maxProbe,
                               int maxValueBytes, long valueAreaBytes, int counterCount, int maxMessageBytes,
-                              Duration blockReuseDelay) {
+                              Duration blockReuseDelay, ServerLimits limits) {
     public static final int DEFAULT_SLOT_COUNT = 4096;
     public static final int DEFAULT_SLOT_SIZE = 256;
     public static final int DEFAULT_KEY_MAX_BYTES = 64;
@@ -38,6 +42,7 @@ public record KvServerOptions(String host, int port, int slotCount, int slotSize
     public KvServerOptions {
         Objects.requireNonNull(host, "host");
         Objects.requireNonNull(blockReuseDelay, "blockReuseDelay");
+        Objects.requireNonNull(limits, "limits");
         if (blockReuseDelay.isNegative()) {
             throw illegal("blockReuseDelay must be >= 0, got " + blockReuseDelay);
         }
@@ -68,32 +73,37 @@ public record KvServerOptions(String host, int port, int slotCount, int slotSize
     public static KvServerOptions defaults(String host) {
         return new KvServerOptions(host, 0, DEFAULT_SLOT_COUNT, DEFAULT_SLOT_SIZE, DEFAULT_KEY_MAX_BYTES,
                 DEFAULT_MAX_PROBE, DEFAULT_MAX_VALUE_BYTES, DEFAULT_VALUE_AREA_BYTES, DEFAULT_COUNTER_COUNT,
-                DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_BLOCK_REUSE_DELAY);
+                DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_BLOCK_REUSE_DELAY, ServerLimits.DEFAULTS);
     }
 
     public KvServerOptions withPort(int port) {
         return new KvServerOptions(host, port, slotCount, slotSize, keyMaxBytes, maxProbe, maxValueBytes,
-                valueAreaBytes, counterCount, maxMessageBytes, blockReuseDelay);
+                valueAreaBytes, counterCount, maxMessageBytes, blockReuseDelay, limits);
     }
 
     public KvServerOptions withTable(int slotCount, int maxProbe) {
         return new KvServerOptions(host, port, slotCount, slotSize, keyMaxBytes, maxProbe, maxValueBytes,
-                valueAreaBytes, counterCount, maxMessageBytes, blockReuseDelay);
+                valueAreaBytes, counterCount, maxMessageBytes, blockReuseDelay, limits);
     }
 
     public KvServerOptions withValues(int maxValueBytes, long valueAreaBytes) {
         return new KvServerOptions(host, port, slotCount, slotSize, keyMaxBytes, maxProbe, maxValueBytes,
-                valueAreaBytes, counterCount, maxMessageBytes, blockReuseDelay);
+                valueAreaBytes, counterCount, maxMessageBytes, blockReuseDelay, limits);
     }
 
     public KvServerOptions withCounterCount(int counterCount) {
         return new KvServerOptions(host, port, slotCount, slotSize, keyMaxBytes, maxProbe, maxValueBytes,
-                valueAreaBytes, counterCount, maxMessageBytes, blockReuseDelay);
+                valueAreaBytes, counterCount, maxMessageBytes, blockReuseDelay, limits);
     }
 
     public KvServerOptions withBlockReuseDelay(Duration blockReuseDelay) {
         return new KvServerOptions(host, port, slotCount, slotSize, keyMaxBytes, maxProbe, maxValueBytes,
-                valueAreaBytes, counterCount, maxMessageBytes, blockReuseDelay);
+                valueAreaBytes, counterCount, maxMessageBytes, blockReuseDelay, limits);
+    }
+
+    public KvServerOptions withLimits(ServerLimits limits) {
+        return new KvServerOptions(host, port, slotCount, slotSize, keyMaxBytes, maxProbe, maxValueBytes,
+                valueAreaBytes, counterCount, maxMessageBytes, blockReuseDelay, limits);
     }
 
     /** The table's bytes: slots then value area. */

@@ -53,7 +53,7 @@ class BulkOptionsTest {
 
     @Test
     void helpAnywhere() {
-        assertEquals(BulkOptions.Command.HELP, BulkOptions.parse("send", "--bogus", "-h").command());
+        assertEquals(BulkOptions.Command.HELP, BulkOptions.parse("send", "-h", "--bogus").command());
     }
 
     @Test

@@ -324,6 +324,46 @@ class BulkTransferRxeTest {
         return String.join(File.pathSeparator, entries);
     }
 
+    /**
+     * Issue 24 (review finding 9): with {@code --out FILE}, a second transfer while the first still writes the
+     * file used to truncate it and interleave its chunks with the first's, while both senders got matching
+     * hashes (computed in memory). Now the second is refused as busy, and the file holds the first's bytes.
+     */
+    @Test
+    void aSecondTransferToTheSameOutputFileIsRefusedWhileTheFirstWritesIt(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("out.bin");
+        Path other = dir.resolve("other.bin");
+        byte[] random = new byte[4 << 20];
+        new Random(7).nextBytes(random);
+        Files.write(other, random);
+        int chunk = 1 << 20;
+        // 200 ms per chunk: the first transfer (8 chunks) still writes the file when the second arrives
+        receiver = BulkReceiver.start(host(), 0, new BulkReceiver.Config(out, WAIT, Duration.ofMillis(200)), WAIT,
+                LOG, null, reports::add);
+        BulkSender first = sender(new GeneratedStream(8L << 20), TransferMode.PUSH, chunk, 2, WAIT);
+        CompletableFuture<SendReport> firstDone = first.run().toFuture();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (receiver.bytesConsumed() == 0 && !firstDone.isDone() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertTrue(receiver.bytesConsumed() > 0 && !firstDone.isDone(), "the first transfer is under way");
+        RdmaConnection secondConn = BulkSender.client(host(), receiver.address().getPort(), 2, WAIT).connectNow(WAIT);
+        try (ChunkSource source = ChunkSource.file(other)) {
+            BulkSender second = new BulkSender(secondConn, source, TransferMode.PUSH, chunk, 2, WAIT, LOG);
+            BulkTransferException refused = assertThrows(BulkTransferException.class,
+                    () -> second.run().block(WAIT), "the second transfer to the same file was accepted");
+            assertEquals(BulkTransferException.Reason.REFUSED, refused.reason(), refused.toString());
+            assertTrue(refused.getMessage().contains("busy"), refused.getMessage());
+        } finally {
+            secondConn.dispose();
+            secondConn.onDispose().block(WAIT);
+        }
+        SendReport r = firstDone.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertTrue(r.hashesMatch(), r.toString());
+        assertArrayEquals(r.sha256(), Hashing.sha256().digest(Files.readAllBytes(out)),
+                "the file is not what the first sender sent");
+    }
+
     private ReceiveReport awaitReport() throws InterruptedException {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (reports.isEmpty()) {

@@ -1,5 +1,7 @@
 package io.reactiverdma.samples.echo;
 
+import io.reactiverdma.samples.common.ServerLimits;
+
 import io.reactiverdma.samples.common.UsageException;
 import org.junit.jupiter.api.Test;
 
@@ -57,12 +59,12 @@ class EchoOptionsTest {
     void theServerTakesTheEnginesServerOptions() {
         EchoOptions s = EchoOptions.parse("server", "--shared-receive-queue-depth", "512", "--max-connections", "100",
                 "--accept-timeout-ms", "2500");
-        assertEquals(new EchoServer.Limits(512, 100, Duration.ofMillis(2500)), s.limits());
-        assertEquals("shared receive queue 512 buffers, max connections 100, accept timeout 2500 ms",
-                s.limits().describe());
-        assertEquals(EchoServer.Limits.DEFAULTS, EchoOptions.parse("server").limits());
-        assertEquals("shared receive queue off, max connections unlimited, accept timeout 5000 ms",
-                EchoServer.Limits.DEFAULTS.describe());
+        assertEquals(new ServerLimits(512, 100, Duration.ofMillis(2500), ServerLimits.DEFAULTS.idleProbeInterval()), s.limits());
+        assertEquals("shared receive queue 512 buffers, max connections 100, accept timeout 2500 ms, idle probe after "
+                + ServerLimits.DEFAULTS.idleProbeInterval().toMillis() + " ms", s.limits().describe());
+        assertEquals(ServerLimits.DEFAULTS, EchoOptions.parse("server").limits());
+        assertEquals("shared receive queue off, max connections unlimited, accept timeout 5000 ms, idle probe after "
+                + "20000 ms", ServerLimits.DEFAULTS.describe());
         org.junit.jupiter.api.Assertions.assertThrows(io.reactiverdma.samples.common.UsageException.class,
                 () -> EchoOptions.parse("client", "h", "--max-connections", "3"));
         org.junit.jupiter.api.Assertions.assertThrows(io.reactiverdma.samples.common.UsageException.class,
@@ -86,7 +88,7 @@ class EchoOptionsTest {
         assertUsage("--max-size does not apply to demo", () -> EchoOptions.parse("demo", "--max-size", "5"));
         assertUsage("unexpected arguments [extra]", () -> EchoOptions.parse("demo", "extra"));
         assertUsage("unknown option --iters", () -> EchoOptions.parse("demo", "--iters", "5"));
-        assertUsage("-s needs a number, got 'x'", () -> EchoOptions.parse("demo", "-s", "x"));
+        assertUsage("-s needs a size such as 4096, 64k, 1m or 1g, got 'x'", () -> EchoOptions.parse("demo", "-s", "x"));
         assertUsage("-s must be in 1..1048576, got 0", () -> EchoOptions.parse("demo", "-s", "0"));
         assertUsage("-s must be in 1..1048576, got 1048577", () -> EchoOptions.parse("demo", "-s", "1048577"));
         assertUsage("-n must be in 1..100000000, got 99999999999", () -> EchoOptions.parse("demo", "-n", "99999999999"));

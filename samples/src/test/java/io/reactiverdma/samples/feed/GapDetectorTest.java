@@ -47,18 +47,22 @@ class GapDetectorTest {
     @Test
     void ticksRoundTripAndShortMessagesAreRefused() {
         Tick t = new Tick(123456789L, 42, 100_250_000L);
-        ByteBuffer b = t.encode(64);
+        ByteBuffer b = t.encode(7, 64);
         assertEquals(64, b.remaining());
-        assertEquals(t, Tick.decode(b));
-        assertThrows(IllegalArgumentException.class, () -> Tick.decode(ByteBuffer.allocate(Tick.SIZE - 1)));
+        assertEquals(t, Tick.decode(b, 7));
+        assertThrows(NotATickException.class, () -> Tick.decode(ByteBuffer.allocate(Tick.SIZE - 1), 7));
     }
 
     @Test
     void optionsAreParsedAndBadOnesRefused() {
-        FeedOptions o = FeedOptions.parse(new String[] {"demo", "-n", "100", "--subscribers", "3", "-s", "32"});
+        FeedOptions o = FeedOptions.parse(new String[] {"demo", "-n", "100", "--subscribers", "3", "-s", "40",
+                "--max-loss", "2.5"});
         assertEquals(100, o.count());
         assertEquals(3, o.subscribers());
-        assertEquals(32, o.size());
+        assertEquals(40, o.size());
+        assertEquals(2.5, o.maxLossPercent());
+        assertThrows(io.reactiverdma.samples.common.UsageException.class,
+                () -> FeedOptions.parse(new String[] {"demo", "--max-loss", "101"}));
         assertThrows(io.reactiverdma.samples.common.UsageException.class,
                 () -> FeedOptions.parse(new String[] {"demo", "-s", "4"}));
         assertThrows(io.reactiverdma.samples.common.UsageException.class,

@@ -230,7 +230,7 @@ class KvTableTest {
         assertThrows(KvException.class, () -> d.withValues(1 << 20, 1000));
         assertThrows(KvException.class, () -> d.withPort(70000));
         assertThrows(KvException.class, () -> new KvServerOptions("h", 0, 16, 100, 8, 4, 10, 0, 0, 4096,
-                java.time.Duration.ZERO));
+                java.time.Duration.ZERO, io.reactiverdma.samples.common.ServerLimits.DEFAULTS));
         assertThrows(KvException.class, () -> d.withBlockReuseDelay(java.time.Duration.ofMillis(-1)));
     }
 }

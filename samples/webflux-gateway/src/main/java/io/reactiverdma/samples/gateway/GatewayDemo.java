@@ -50,7 +50,8 @@ public final class GatewayDemo {
                     "--reactive-rdma.client.port=" + kv.address().getPort(),
                     // In the Soft-RoCE VM a cold first connection (both JVMs still interpreting) can take
                     // longer than the default 10 s.
-                    "--reactive-rdma.client.connect-timeout=60s"));
+                    "--reactive-rdma.client.connect-timeout=60s",
+                    "--gateway.request-timeout=90s")); // longer than the connect timeout, as it must be
             springArgs.addAll(Arrays.asList(args));
             app = new SpringApplicationBuilder(GatewayApplication.class).run(springArgs.toArray(String[]::new));
             String base = "http://127.0.0.1:" + app.getEnvironment().getProperty("local.server.port");
@@ -58,22 +59,22 @@ public final class GatewayDemo {
 
             HttpClient http = HttpClient.newBuilder().connectTimeout(WAIT).build();
             Exchange x = new Exchange(http, base, out);
-            x.send("PUT", "/kv/greeting", "hello over RDMA".getBytes(StandardCharsets.UTF_8));
-            x.send("GET", "/kv/greeting", null);
-            x.send("GET", "/kv/missing", null);
-            x.send("POST", "/counters/visits/increment", new byte[0]);
-            x.send("POST", "/counters/visits/increment?delta=10", new byte[0]);
+            x.send("PUT", "/kv/greeting", "hello over RDMA".getBytes(StandardCharsets.UTF_8), 204);
+            x.send("GET", "/kv/greeting", null, 200);
+            x.send("GET", "/kv/missing", null, 404);
+            x.send("POST", "/counters/visits/increment", new byte[0], 200);
+            x.send("POST", "/counters/visits/increment?delta=10", new byte[0], 200);
             byte[] big = new byte[3 << 20];
             new Random(42).nextBytes(big);
-            x.send("PUT", "/kv/big", big);
-            byte[] streamed = x.send("GET", "/kv/big/stream", null);
+            x.send("PUT", "/kv/big", big, 204);
+            byte[] streamed = x.send("GET", "/kv/big/stream", null, 200);
             boolean same = Arrays.equals(big, streamed);
             out.println("  streamed " + streamed.length + " bytes: " + (same ? "equal to" : "DIFFERENT FROM")
                     + " the value PUT");
-            x.send("DELETE", "/kv/greeting", null);
-            x.send("GET", "/kv/greeting", null);
-            x.send("GET", "/actuator/health", null);
-            x.send("GET", "/actuator/metrics/rdma.operations?tag=op:read", null);
+            x.send("DELETE", "/kv/greeting", null, 204);
+            x.send("GET", "/kv/greeting", null, 404);
+            x.send("GET", "/actuator/health", null, 200);
+            x.send("GET", "/actuator/metrics/rdma.operations?tag=op:read", null, 200);
 
             out.println("gateway demo: key-value server: " + kv.metrics().connectionsOpen() + " connection(s) open;"
                     + " closing the gateway");
@@ -82,9 +83,15 @@ public final class GatewayDemo {
             while (kv.metrics().connectionsOpen() > 0 && System.nanoTime() - deadline < 0) {
                 Thread.sleep(20);
             }
-            out.println("gateway demo: key-value server: " + kv.metrics().connectionsOpen()
-                    + " connection(s) open after the gateway closed");
-            return same && x.failures == 0 ? 0 : 1;
+            long left = kv.metrics().connectionsOpen();
+            out.println("gateway demo: key-value server: " + left + " connection(s) open after the gateway closed");
+            if (x.failures > 0 || !same || left > 0) {
+                out.println("gateway demo: FAILED: " + x.failures + " unexpected status(es)"
+                        + (same ? "" : ", the streamed value differs") + (left > 0 ? ", " + left
+                        + " connection(s) left open" : ""));
+                return 1;
+            }
+            return 0;
         } finally {
             if (app != null) {
                 app.close();
@@ -94,11 +101,11 @@ public final class GatewayDemo {
     }
 
     /** Sends requests and prints them with their responses (bodies shortened); counts unexpected statuses. */
-    private static final class Exchange {
+    static final class Exchange {
         private final HttpClient http;
         private final String base;
         private final PrintStream out;
-        private int failures;
+        int failures;
 
         Exchange(HttpClient http, String base, PrintStream out) {
             this.http = http;
@@ -106,13 +113,16 @@ public final class GatewayDemo {
             this.out = out;
         }
 
-        byte[] send(String method, String path, byte[] body) throws IOException, InterruptedException {
+        /** Sends; a status other than {@code expected} (a 4xx as much as a 5xx) counts as a failure. */
+        byte[] send(String method, String path, byte[] body, int expected) throws IOException, InterruptedException {
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(WAIT);
             b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
             HttpResponse<byte[]> r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
             String sent = body == null || body.length == 0 ? "" : " (" + body.length + " bytes)";
-            out.println("  " + method + " " + path + sent + " -> " + r.statusCode() + " " + shown(r));
-            if (r.statusCode() >= 500) {
+            boolean ok = r.statusCode() == expected;
+            out.println("  " + method + " " + path + sent + " -> " + r.statusCode() + " " + shown(r)
+                    + (ok ? "" : "   UNEXPECTED: wanted " + expected));
+            if (!ok) {
                 failures++;
             }
             return r.body();

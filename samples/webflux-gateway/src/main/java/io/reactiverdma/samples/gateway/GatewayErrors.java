@@ -8,6 +8,7 @@ import io.reactiverdma.samples.kv.KvException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.core.io.buffer.DataBufferLimitException;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -38,6 +39,7 @@ public class GatewayErrors {
                 case TABLE_FULL, VALUE_AREA_FULL, COUNTERS_FULL -> HttpStatus.INSUFFICIENT_STORAGE;
                 case CONCURRENT_MODIFICATION -> HttpStatus.CONFLICT;
                 case PROTOCOL, SERVER_ERROR -> HttpStatus.BAD_GATEWAY;
+                case BUSY -> HttpStatus.SERVICE_UNAVAILABLE; // the gateway's own limit: retry later
             };
         }
         if (t instanceof DataBufferLimitException) {
@@ -83,6 +85,22 @@ public class GatewayErrors {
             problem.setProperty("reason", ir.reason().name());
         }
         problem.setProperty("exception", e.getClass().getSimpleName());
-        return ResponseEntity.status(status).body(problem);
+        ResponseEntity.BodyBuilder response = ResponseEntity.status(status);
+        long retryAfter = retryAfterSeconds(e);
+        if (retryAfter > 0) {
+            response.header(HttpHeaders.RETRY_AFTER, Long.toString(retryAfter));
+        }
+        return response.body(problem);
+    }
+
+    /** Seconds a client should wait before retrying, or 0 when there is nothing to say. */
+    static long retryAfterSeconds(Throwable e) {
+        if (e instanceof GatewayUnavailableException u && u.retryAfter() != null) {
+            return Math.max(1, (u.retryAfter().toMillis() + 999) / 1000);
+        }
+        if (e instanceof KvException kv && kv.reason() == KvException.Reason.BUSY) {
+            return 1;
+        }
+        return 0;
     }
 }

@@ -14,12 +14,21 @@ import java.util.Objects;
  * @param maxValueSize      the largest PUT body accepted; a larger one is refused with 413 before the body is
  *                          read to its end (the server may allow less: then it refuses, also 413)
  * @param downloadChunkSize the size of each RDMA READ of a streamed download
- * @param requestTimeout    limit for one key-value operation (a streamed download: for each chunk)
+ * @param requestTimeout    limit for one key-value operation (a streamed download: for the connection and
+ *                          its first chunk); must be longer than {@code reactive-rdma.client.connect-timeout}
+ * @param largePutBuffers   large PUTs (values that do not fit a message) in flight at once: each holds one
+ *                          registered buffer of the server's largest value size (4 MiB by default), registered
+ *                          once; a PUT beyond them is answered 503 with Retry-After
+ * @param reconnectMinBackoff the first pause before dialling the key-value server again after a failure
+ * @param reconnectMaxBackoff the longest pause (the backoff doubles per failure up to it, with jitter)
  */
 @ConfigurationProperties("gateway")
 public record GatewayProperties(@DefaultValue("4MB") DataSize maxValueSize,
                                 @DefaultValue("64KB") DataSize downloadChunkSize,
-                                @DefaultValue("10s") Duration requestTimeout) {
+                                @DefaultValue("10s") Duration requestTimeout,
+                                @DefaultValue("4") int largePutBuffers,
+                                @DefaultValue("100ms") Duration reconnectMinBackoff,
+                                @DefaultValue("10s") Duration reconnectMaxBackoff) {
     public GatewayProperties {
         Objects.requireNonNull(maxValueSize, "maxValueSize");
         Objects.requireNonNull(downloadChunkSize, "downloadChunkSize");
@@ -32,6 +41,16 @@ public record GatewayProperties(@DefaultValue("4MB") DataSize maxValueSize,
         }
         if (requestTimeout.isNegative() || requestTimeout.isZero()) {
             throw new IllegalArgumentException("gateway.request-timeout must be positive, got " + requestTimeout);
+        }
+        if (largePutBuffers < 1 || largePutBuffers > 1024) {
+            throw new IllegalArgumentException("gateway.large-put-buffers must be 1..1024, got " + largePutBuffers);
+        }
+        Objects.requireNonNull(reconnectMinBackoff, "reconnectMinBackoff");
+        Objects.requireNonNull(reconnectMaxBackoff, "reconnectMaxBackoff");
+        if (reconnectMinBackoff.isNegative() || reconnectMinBackoff.isZero()
+                || reconnectMaxBackoff.compareTo(reconnectMinBackoff) < 0) {
+            throw new IllegalArgumentException("gateway.reconnect-min-backoff must be positive and at most"
+                    + " gateway.reconnect-max-backoff, got " + reconnectMinBackoff + " and " + reconnectMaxBackoff);
         }
     }
 }

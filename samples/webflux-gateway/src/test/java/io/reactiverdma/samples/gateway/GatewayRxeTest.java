@@ -59,7 +59,7 @@ class GatewayRxeTest {
         // take longer than the default 10 s.
         app = new SpringApplicationBuilder(GatewayApplication.class).run("--server.port=0",
                 "--reactive-rdma.client.host=" + host, "--reactive-rdma.client.port=" + kv.address().getPort(),
-                "--reactive-rdma.client.connect-timeout=60s");
+                "--reactive-rdma.client.connect-timeout=60s", "--gateway.request-timeout=90s", "--management.endpoint.health.show-details=always");
         System.out.println("  gateway started in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
         http = WebTestClient.bindToServer()
                 .baseUrl("http://127.0.0.1:" + app.getEnvironment().getProperty("local.server.port"))

@@ -118,6 +118,7 @@ class KvControllerWithStubbedStoreTest {
             case TABLE_FULL, VALUE_AREA_FULL, COUNTERS_FULL -> 507;
             case CONCURRENT_MODIFICATION -> 409;
             case PROTOCOL, SERVER_ERROR -> 502;
+            case BUSY -> 503;
         };
         http.get().uri("/kv/x").exchange().expectStatus().isEqualTo(expected)
                 .expectBody().jsonPath("$.reason").isEqualTo(reason.name())

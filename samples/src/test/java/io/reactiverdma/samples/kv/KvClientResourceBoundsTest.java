@@ -1,0 +1,88 @@
+package io.reactiverdma.samples.kv;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What a client's callers (the gateway's HTTP clients) can make it hold (issue 24, review findings 1 and 5):
+ * memory registered for large PUTs is a fixed set of buffers, registered once and not per request; a PUT
+ * beyond them fails at once as BUSY; counter names cost nothing unless valid, and the cache of their words is
+ * bounded.
+ */
+class KvClientResourceBoundsTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private final FakeKvConnection fake = new FakeKvConnection(KvCodecTest.layout(64, 8));
+
+    /** Before: every large PUT registered a buffer of its own on the caller's thread (10 here). */
+    @Test
+    void largePutsReuseAFewBuffersRegisteredOnce() {
+        KvClient client = new KvClient(fake.connection, true, 2);
+        for (int i = 0; i < 10; i++) {
+            CompletableFuture<Void> put = client.put("k" + i, new byte[8 * 1024]).toFuture();
+            awaitPending(client, 1);
+            fake.postQueued();
+            put.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
+        }
+        assertEquals(2, fake.registered.get(), "registrations for 10 large PUTs");
+        assertEquals(0, fake.registrationsReleased.get());
+        assertEquals(0, client.largePutsInFlight());
+    }
+
+    /** Before: the third PUT registered a third buffer (memory pinned without bound). */
+    @Test
+    void aLargePutBeyondTheBuffersFailsAtOnceAsBusy() {
+        KvClient client = new KvClient(fake.connection, true, 2);
+        List<CompletableFuture<Void>> held = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            held.add(client.put("k" + i, new byte[8 * 1024]).toFuture());
+        }
+        awaitPending(client, 2);
+        KvException busy = assertThrows(KvException.class, () -> client.put("k3", new byte[8 * 1024]).block(WAIT));
+        assertEquals(KvException.Reason.BUSY, busy.reason(), busy.getMessage());
+        assertEquals(2, fake.registered.get());
+        fake.postQueued();
+        held.forEach(f -> f.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join());
+        client.put("k4", new byte[8 * 1024]).toFuture(); // a buffer is free again
+        awaitPending(client, 1);
+    }
+
+    /** Before: each name, even one too long to ever reach the server, stayed in the cache for good. */
+    @Test
+    void invalidCounterNamesAreRefusedBeforeAnythingIsCached() {
+        KvClient client = new KvClient(fake.connection, true);
+        for (int i = 0; i < 10_000; i++) {
+            String name = "x".repeat(100) + i;
+            KvException e = assertThrows(KvException.class, () -> client.increment(name, 1).block(WAIT));
+            assertEquals(KvException.Reason.KEY_TOO_LONG, e.reason());
+        }
+        assertEquals(0, client.cachedCounterWords());
+        assertEquals(0, fake.requestsReceived.get());
+    }
+
+    @Test
+    void theCounterWordCacheIsBounded() {
+        KvClient client = new KvClient(fake.connection, true);
+        for (int i = 0; i < KvClient.MAX_CACHED_COUNTERS + 100; i++) {
+            client.increment("c" + i, 1).subscribe(v -> { }, e -> { });
+        }
+        assertTrue(client.cachedCounterWords() <= KvClient.MAX_CACHED_COUNTERS,
+                "cached " + client.cachedCounterWords());
+    }
+
+    private static void awaitPending(KvClient client, int n) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (client.pendingRequests() < n && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertTrue(client.pendingRequests() >= n, "requests pending: " + client.pendingRequests());
+    }
+}
