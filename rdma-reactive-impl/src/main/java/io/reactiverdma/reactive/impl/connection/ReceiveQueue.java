@@ -9,9 +9,7 @@ import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
 
 import io.reactiverdma.reactive.OperationType;
 import io.reactiverdma.reactive.RdmaMessage;
-import io.reactiverdma.reactive.impl.verbs.PostRefusedException;
 import io.reactiverdma.reactive.impl.verbs.QueuePair;
-import io.reactiverdma.verbs.ReceiveWorkRequests;
 import io.reactiverdma.verbs.WcFlags;
 import io.reactiverdma.verbs.WcOpcode;
 import reactor.core.publisher.FluxSink;
@@ -40,19 +38,14 @@ import java.util.function.Function;
  */
 final class ReceiveQueue {
     private final String description;
-    private final QueuePair qp;
     private final PendingOperations pending;
-    private final CompletionTarget target;
     private final CompletionPoller poller;
     private final FlowControl flow;
     private final EngineMetrics metrics;
     private final EngineBuffer[] buffers;
-    private final BufferGenerations generations;
-    private final int[] free;
-    private int freeCount;
+    /** Its own buffers and their post loop (none on a shared receive queue). */
+    private final ReceiveRing ring;
     private final int bufferSize;
-    private final ReceiveWorkRequests wr;
-    private final PendingOperation[] batch;
     /**
      * Arrived messages not delivered yet, in order: a ring of (buffer, index, generation, length, immediate)
      * in parallel arrays. With its own buffers a connection never has more than {@code depth} arrivals; on
@@ -95,9 +88,7 @@ final class ReceiveQueue {
             CompletionPoller poller, FlowControl flow, EngineMetrics metrics, EngineBuffer[] buffers, int bufferSize,
             Runnable flushRequest, Consumer<Throwable> postFailed) {
         this.description = description;
-        this.qp = qp;
         this.pending = pending;
-        this.target = target;
         this.poller = poller;
         this.flow = flow;
         this.metrics = metrics;
@@ -106,14 +97,8 @@ final class ReceiveQueue {
         this.flushRequest = flushRequest;
         this.postFailed = postFailed;
         int depth = buffers.length;
-        this.generations = new BufferGenerations(description, depth);
-        this.free = new int[depth];
-        for (int i = 0; i < depth; i++) {
-            free[i] = depth - 1 - i;
-        }
-        this.freeCount = depth;
-        this.wr = new ReceiveWorkRequests(Math.max(1, depth), 1); // no buffers of its own on an SRQ
-        this.batch = new PendingOperation[depth];
+        // One chain for the whole depth: what a poller cycle made postable goes in one ibv_post_recv.
+        this.ring = new ReceiveRing(description, buffers, bufferSize, depth, pending, target, qp::postReceive);
         allocateArrivals(Math.max(1, depth));
     }
 
@@ -289,46 +274,20 @@ final class ReceiveQueue {
             }
             return;
         }
-        int n = flow.receivesToPost(freeCount, arrivedCount);
+        int n = flow.receivesToPost(ring.freeCount(), arrivedCount);
         if (n <= 0) {
             return;
         }
-        wr.clear();
-        long now = System.nanoTime();
-        for (int k = 0; k < n; k++) {
-            int index = free[--freeCount];
-            PendingOperation p = pending.acquire(target, OperationType.RECEIVE, null, index, now);
-            batch[k] = p;
-            EngineBuffer b = buffers[index];
-            wr.add(p.wrId(), b.address(), bufferSize, b.lkey());
-        }
-        int accepted = n;
-        RuntimeException failure = null;
-        try {
-            qp.postReceive(wr);
-        } catch (PostRefusedException e) {
-            accepted = Math.min(e.failedIndex(), n);
-            // ENOMEM: the receive queue is full for now. The refused buffers wait for the next post (a
-            // completion, a release or a request makes one); any other refusal means the connection is broken.
-            failure = e.errno() == io.reactiverdma.natives.Errno.ENOMEM ? null : e;
-        } catch (RuntimeException e) {
-            accepted = 0;
-            failure = e;
-        }
-        // The requests before the refused one were posted: they stay pending and complete (or flush) like
-        // any other. Only the refused one and those after it come back.
-        for (int k = accepted; k < n; k++) {
-            free[freeCount++] = batch[k].receiveIndex;
-            pending.free(batch[k]);
-        }
-        for (int k = 0; k < n; k++) {
-            batch[k] = null;
-        }
+        // The requests before a refused one were posted: they stay pending and complete (or flush) like any
+        // other. ENOMEM (the receive queue full for now) leaves the rest for the next post (a completion, a
+        // release or a request makes one); any other refusal means the connection is broken.
+        int accepted = ring.post(n);
         if (accepted > 0) {
             flow.receivesPosted(accepted);
             posted += accepted;
             metrics.outstanding(accepted);
         }
+        RuntimeException failure = ring.refusal();
         if (failure != null) {
             closing = true;
             postFailed.accept(failure);
@@ -340,11 +299,11 @@ final class ReceiveQueue {
         posted--;
         if (!success) {
             flow.receiveFlushed();
-            free[freeCount++] = index;
+            ring.free(index);
             return;
         }
         flow.received();
-        arrived(buffers[index], index, generations.current(index), opcode, byteLen, imm, wcFlags);
+        arrived(buffers[index], index, ring.generation(index), opcode, byteLen, imm, wcFlags);
     }
 
     /** A message for this connection landed in the SRQ's buffer {@code index} (see {@link SharedReceives}). */
@@ -379,7 +338,7 @@ final class ReceiveQueue {
         metrics.outstanding(-1);
         metrics.completed(OperationType.RECEIVE, false, true, latencyNs, 0);
         flow.receiveFlushed();
-        free[freeCount++] = index;
+        ring.free(index);
     }
 
     /** A message's buffer came back ({@link EngineMessage#run()}). */
@@ -396,18 +355,13 @@ final class ReceiveQueue {
             }
             return;
         }
-        generations.giveBack(index, generation);
-        recycle(index);
-    }
-
-    /** Buffer {@code index} is free again: reposted by the next flush, or back to the pool once finished. */
-    private void recycle(int index) {
+        // Free again: reposted by the next flush, or back to the pool once finished.
         if (finished) {
-            buffers[index].release();
+            ring.retire(index, generation);
             metrics.receiveMemory(-bufferSize);
             return;
         }
-        free[freeCount++] = index;
+        ring.giveBack(index, generation);
         flushRequest.run();
     }
 
@@ -537,11 +491,7 @@ final class ReceiveQueue {
         closing = true;
         finished = true;
         terminalError = error;
-        for (int k = 0; k < freeCount; k++) {
-            buffers[free[k]].release();
-        }
-        metrics.receiveMemory(-(long) freeCount * bufferSize);
-        freeCount = 0;
+        metrics.receiveMemory(-(long) ring.releaseFree() * bufferSize);
         if (shared != null) {
             shared.leave();
         }
