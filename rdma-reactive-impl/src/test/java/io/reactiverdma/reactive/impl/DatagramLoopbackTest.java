@@ -10,6 +10,7 @@ import io.reactiverdma.reactive.RdmaDatagramMessage;
 import io.reactiverdma.reactive.RdmaMulticastException;
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.impl.loopback.LoopbackCmId;
+import io.reactiverdma.reactive.impl.loopback.LoopbackQueuePair;
 import io.reactiverdma.reactive.impl.loopback.LoopbackResources.Kind;
 import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
 import org.junit.jupiter.api.AfterEach;
@@ -305,5 +306,94 @@ class DatagramLoopbackTest {
         assertTrue(stack.resources().count(Kind.REGISTRATION) <= registrations + 2,
                 "the endpoints' slabs are deregistered (the device pool may keep its own)");
         assertTrue(errors.stream().allMatch(e -> e instanceof ConnectionClosedException), errors.toString());
+    }
+
+    private LoopbackQueuePair queuePairOf(RdmaDatagramEndpoint e) {
+        for (LoopbackCmId id : stack.liveIds()) {
+            if (id.queuePair() != null && id.queuePair().qpNum() == e.qpNumber()) {
+                return id.queuePair();
+            }
+        }
+        throw new AssertionError("no QP " + e.qpNumber());
+    }
+
+    /**
+     * A burst of sends goes to the device in chains (one ibv_post_send per poller cycle) with one request in
+     * SIGNAL_INTERVAL signalled, as a connection's do. Loopback only: only the loopback device counts its
+     * post calls and signalled completions.
+     */
+    @Test
+    void aBurstOfSendsIsPostedInChainsAndSignalledOneInN() {
+        RdmaDatagramEndpoint a = bind();
+        RdmaDatagramEndpoint b = bind();
+        subscriptions.add(b.receive().subscribe(RdmaDatagramMessage::release));
+        a.send(text("resolve"), b.localAddress()).block(WAIT);
+        LoopbackQueuePair qp = queuePairOf(a);
+        long posts = qp.sendPostCalls();
+        long signalled = qp.signalledSendCompletions();
+        long requests = qp.sendRequestsPosted();
+        int n = 1024;
+        Flux.range(0, n).flatMap(i -> a.send(text("m" + i), b.localAddress()), n).blockLast(WAIT);
+        posts = qp.sendPostCalls() - posts;
+        signalled = qp.signalledSendCompletions() - signalled;
+        requests = qp.sendRequestsPosted() - requests;
+        assertEquals(n, requests, "send requests posted");
+        assertTrue(posts <= n / 4, "doorbell batching: " + posts + " ibv_post_send calls for " + n + " sends");
+        assertTrue(signalled <= n / 4, "selective signalling: " + signalled + " completions for " + n + " sends");
+    }
+
+    /**
+     * Released receive buffers are posted again in chains, not one ibv_post_recv each. Loopback only: only
+     * the loopback device counts its post calls.
+     */
+    @Test
+    void releasedReceiveBuffersArePostedAgainInChains() throws Exception {
+        RdmaDatagramEndpoint a = bind();
+        RdmaDatagramEndpoint b = bind();
+        java.util.concurrent.atomic.AtomicInteger received = new java.util.concurrent.atomic.AtomicInteger();
+        subscriptions.add(b.receive().subscribe(m -> {
+            m.release();
+            received.incrementAndGet();
+        }));
+        a.send(text("resolve"), b.localAddress()).block(WAIT);
+        LoopbackQueuePair qp = queuePairOf(b);
+        long posts = qp.receivePostCalls();
+        int before = received.get();
+        Flux.range(0, 512).flatMap(i -> a.send(text("m" + i), b.localAddress()), 16).blockLast(WAIT);
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (received.get() - before < 256 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        int got = received.get() - before;
+        posts = qp.receivePostCalls() - posts;
+        assertTrue(got >= 256, "received " + got + " of 512");
+        assertTrue(posts <= got / 4, "chained reposts: " + posts + " ibv_post_recv calls for " + got + " datagrams");
+    }
+
+    @Test
+    void aRegisteredBufferIsSentWithoutACopyAndBadBuffersAreRefusedTyped() throws Exception {
+        RdmaDatagramEndpoint a = bind();
+        RdmaDatagramEndpoint b = bind();
+        BlockingQueue<RdmaDatagramMessage> atB = new LinkedBlockingQueue<>();
+        subscriptions.add(b.receive().subscribe(atB::add));
+        io.reactiverdma.reactive.RegisteredBuffer memory = a.memory().allocate(256);
+        byte[] bytes = "zero-copy".getBytes(StandardCharsets.UTF_8);
+        memory.buffer().put(bytes);
+        io.reactiverdma.reactive.RegisteredBuffer message = memory.slice(0, bytes.length);
+        a.send(message, b.localAddress(), 9).block(WAIT);
+        RdmaDatagramMessage got = next(atB);
+        assertEquals(9, got.immediate());
+        assertEquals("zero-copy", text(got));
+        io.reactiverdma.reactive.RegisteredBuffer big = a.memory().allocate(a.maxMessageSize() + 1);
+        StepVerifier.create(a.send(big, b.localAddress()))
+                .expectErrorSatisfies(e -> assertEquals(InvalidRequestException.Reason.MESSAGE_TOO_LARGE,
+                        ((InvalidRequestException) e).reason()))
+                .verify(WAIT);
+        big.release();
+        memory.release();
+        StepVerifier.create(a.send(message, b.localAddress()))
+                .expectErrorSatisfies(e -> assertEquals(InvalidRequestException.Reason.BUFFER_RELEASED,
+                        ((InvalidRequestException) e).reason()))
+                .verify(WAIT);
     }
 }
