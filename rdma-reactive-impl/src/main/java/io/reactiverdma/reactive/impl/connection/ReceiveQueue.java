@@ -47,20 +47,11 @@ final class ReceiveQueue {
     private final ReceiveRing ring;
     private final int bufferSize;
     /**
-     * Arrived messages not delivered yet, in order: a ring of (buffer, index, generation, length, immediate)
-     * in parallel arrays. With its own buffers a connection never has more than {@code depth} arrivals; on
-     * a shared receive queue the ring grows if a peer without credits sends more (allocation only then).
-     * A message handle ({@link EngineMessage}) is made only when a message is emitted to a
-     * {@code receive()} subscriber; a decoding subscriber gets the {@link LentMessage} flyweight instead.
+     * Arrived messages not delivered yet, in order. A message handle ({@link EngineMessage}) is made only when
+     * a message is emitted to a {@code receive()} subscriber; a decoding subscriber gets the
+     * {@link LentMessage} flyweight instead.
      */
-    private EngineBuffer[] arrivedBuffer;
-    private int[] arrivedIndex;
-    private int[] arrivedGeneration;
-    private int[] arrivedLength;
-    private int[] arrivedImmediate;
-    private boolean[] arrivedWithImmediate;
-    private int arrivedHead;
-    private int arrivedCount;
+    private final ArrivalRing arrivals;
     /** Receives come from this shared receive queue instead of {@link #buffers} (null: its own). */
     private SharedReceives.Member shared;
     /** A server connection on a shared receive queue waits for the peer's hello (see {@link #expectPeerHello}). */
@@ -99,32 +90,7 @@ final class ReceiveQueue {
         int depth = buffers.length;
         // One chain for the whole depth: what a poller cycle made postable goes in one ibv_post_recv.
         this.ring = new ReceiveRing(description, buffers, bufferSize, depth, pending, target, qp::postReceive);
-        allocateArrivals(Math.max(1, depth));
-    }
-
-    private void allocateArrivals(int capacity) {
-        EngineBuffer[] b = new EngineBuffer[capacity];
-        int[] index = new int[capacity];
-        int[] generation = new int[capacity];
-        int[] length = new int[capacity];
-        int[] imm = new int[capacity];
-        boolean[] withImm = new boolean[capacity];
-        for (int k = 0; k < arrivedCount; k++) { // the ring unrolled into the new arrays, oldest first
-            int from = (arrivedHead + k) % arrivedBuffer.length;
-            b[k] = arrivedBuffer[from];
-            index[k] = arrivedIndex[from];
-            generation[k] = arrivedGeneration[from];
-            length[k] = arrivedLength[from];
-            imm[k] = arrivedImmediate[from];
-            withImm[k] = arrivedWithImmediate[from];
-        }
-        arrivedBuffer = b;
-        arrivedIndex = index;
-        arrivedGeneration = generation;
-        arrivedLength = length;
-        arrivedImmediate = imm;
-        arrivedWithImmediate = withImm;
-        arrivedHead = 0;
+        this.arrivals = new ArrivalRing(depth);
     }
 
     CompletionPoller poller() {
@@ -183,7 +149,7 @@ final class ReceiveQueue {
     void creditsAvailable() {
         // Only when credits were taken does the peer need telling: a flush requested for nothing would post
         // again, wait again, and (through the SRQ's refill) ask the other waiters again, for ever.
-        if (!closing && peerHello == null && shared.post(flow, arrivedCount) > 0) {
+        if (!closing && peerHello == null && shared.post(flow, arrivals.count()) > 0) {
             flushRequest.run();
         }
     }
@@ -270,11 +236,11 @@ final class ReceiveQueue {
             // No credit is taken from the SRQ before the peer's hello: it could not be advertised yet, and
             // held unadvertised it would keep other connections' hellos from being given a receive.
             if (peerHello == null) {
-                shared.post(flow, arrivedCount);
+                shared.post(flow, arrivals.count());
             }
             return;
         }
-        int n = flow.receivesToPost(ring.freeCount(), arrivedCount);
+        int n = flow.receivesToPost(ring.freeCount(), arrivals.count());
         if (n <= 0) {
             return;
         }
@@ -313,18 +279,9 @@ final class ReceiveQueue {
     }
 
     private void arrived(EngineBuffer buffer, int index, int generation, int opcode, int byteLen, int imm, int wcFlags) {
-        if (arrivedCount == arrivedBuffer.length) {
-            allocateArrivals(arrivedBuffer.length * 2);
-        }
-        int at = (arrivedHead + arrivedCount) % arrivedBuffer.length;
-        arrivedBuffer[at] = buffer;
-        arrivedIndex[at] = index;
-        arrivedGeneration[at] = generation;
         // A WRITE_WITH_IMM's data went to the WRITE's target; the receive buffer holds nothing.
-        arrivedLength[at] = opcode == WcOpcode.RECV_RDMA_WITH_IMM.value() ? 0 : byteLen;
-        arrivedWithImmediate[at] = (wcFlags & WcFlags.WITH_IMM) != 0;
-        arrivedImmediate[at] = arrivedWithImmediate[at] ? imm : 0;
-        arrivedCount++;
+        arrivals.push(buffer, index, generation, opcode == WcOpcode.RECV_RDMA_WITH_IMM.value() ? 0 : byteLen,
+                (wcFlags & WcFlags.WITH_IMM) != 0, imm);
         flushRequest.run(); // the peer may be short of credits now (see FlowControl)
         deliver();
     }
@@ -381,20 +338,17 @@ final class ReceiveQueue {
                     cancel(sink);
                     return;
                 }
-                if (flow.demand() > 0 && arrivedCount > 0) {
-                    int at = arrivedHead;
-                    arrivedHead = (arrivedHead + 1) % arrivedBuffer.length;
-                    arrivedCount--;
-                    EngineBuffer buffer = arrivedBuffer[at];
-                    arrivedBuffer[at] = null;
+                if (flow.demand() > 0 && arrivals.count() > 0) {
+                    int at = arrivals.pop();
+                    EngineBuffer buffer = arrivals.takeBuffer(at);
                     flow.delivered();
                     if (decoder == null) {
-                        emit(sink, new EngineMessage(this, buffer, arrivedIndex[at], arrivedGeneration[at],
-                                arrivedLength[at], arrivedWithImmediate[at], arrivedImmediate[at]));
+                        emit(sink, new EngineMessage(this, buffer, arrivals.index(at), arrivals.generation(at),
+                                arrivals.length(at), arrivals.withImmediate(at), arrivals.immediate(at)));
                     } else {
                         decode(sink, buffer, at);
                     }
-                } else if (finished && arrivedCount == 0) {
+                } else if (finished && arrivals.count() == 0) {
                     FluxSink<Object> s = sink;
                     sink = null;
                     decoder = null;
@@ -413,13 +367,13 @@ final class ReceiveQueue {
      * that throws (or returns null) ends the subscription with that error; its buffer comes back all the same.
      */
     private void decode(FluxSink<Object> s, EngineBuffer buffer, int at) {
-        int index = arrivedIndex[at];
-        int generation = arrivedGeneration[at];
+        int index = arrivals.index(at);
+        int generation = arrivals.generation(at);
         Object value;
         try {
             // Its own buffers have a view made once; an SRQ buffer gets a view for this message.
-            value = decoder.apply(lent.lend(shared == null ? null : buffer, index, arrivedLength[at],
-                    arrivedWithImmediate[at], arrivedImmediate[at]));
+            value = decoder.apply(lent.lend(shared == null ? null : buffer, index, arrivals.length(at),
+                    arrivals.withImmediate(at), arrivals.immediate(at)));
             if (value == null) {
                 throw new NullPointerException("the receive decoder returned null");
             }
@@ -503,16 +457,14 @@ final class ReceiveQueue {
 
     /** Nobody can take the arrived messages any more: their buffers come back. */
     private void dropUndelivered() {
-        while (arrivedCount > 0) {
-            int at = arrivedHead;
-            arrivedHead = (arrivedHead + 1) % arrivedBuffer.length;
-            arrivedCount--;
-            arrivedBuffer[at] = null;
-            giveBack(arrivedIndex[at], arrivedGeneration[at]);
+        while (arrivals.count() > 0) {
+            int at = arrivals.pop();
+            arrivals.takeBuffer(at);
+            giveBack(arrivals.index(at), arrivals.generation(at));
         }
     }
 
     int undeliveredCount() {
-        return arrivedCount;
+        return arrivals.count();
     }
 }
