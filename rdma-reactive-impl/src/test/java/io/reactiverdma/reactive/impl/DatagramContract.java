@@ -101,7 +101,11 @@ abstract class DatagramContract {
     }
 
     RdmaDatagramEndpoint bind(RdmaDatagram d) {
-        RdmaDatagramEndpoint e = engine.bindDatagram(d.configuration()).block(wait);
+        return bind(d.configuration());
+    }
+
+    RdmaDatagramEndpoint bind(io.reactiverdma.reactive.RdmaTransportConfig config) {
+        RdmaDatagramEndpoint e = engine.bindDatagram(config).block(wait);
         assertNotNull(e);
         endpoints.add(e);
         return e;
@@ -300,6 +304,34 @@ abstract class DatagramContract {
                 .expectErrorSatisfies(e -> assertEquals(InvalidRequestException.Reason.BUFFER_RELEASED,
                         ((InvalidRequestException) e).reason()))
                 .verify(wait);
+    }
+
+    /**
+     * With a callback scheduler in the configuration, datagrams are emitted on its worker, as a connection's
+     * messages are, not on the engine's poller thread.
+     */
+    @Test
+    void withACallbackSchedulerDatagramsAreDeliveredOnIt() throws InterruptedException {
+        reactor.core.scheduler.Scheduler callbacks = reactor.core.scheduler.Schedulers.newSingle("datagram-callbacks");
+        try {
+            RdmaDatagramEndpoint a = bind();
+            RdmaDatagramEndpoint b = bind(config().configuration().withCallbackScheduler(callbacks));
+            BlockingQueue<String> threads = new LinkedBlockingQueue<>();
+            subscriptions.add(b.receive().subscribe(m -> {
+                threads.add(Thread.currentThread().getName());
+                m.release();
+            }));
+            long deadline = System.nanoTime() + wait.toNanos();
+            String thread = null;
+            while (thread == null && System.nanoTime() - deadline < 0) {
+                a.send(text("x"), b.localAddress()).block(wait); // the first may precede the subscription
+                thread = threads.poll(200, TimeUnit.MILLISECONDS);
+            }
+            assertNotNull(thread, "no datagram within " + wait);
+            assertTrue(thread.startsWith("datagram-callbacks"), "delivered on " + thread);
+        } finally {
+            callbacks.dispose();
+        }
     }
 
     @Test

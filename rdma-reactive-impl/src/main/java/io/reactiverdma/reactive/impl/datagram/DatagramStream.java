@@ -106,6 +106,10 @@ final class DatagramStream {
     }
 
     private void end(@Nullable Throwable error) {
+        if (isCancelled()) { // nobody to tell; its worker (if any) is disposed after its queued deliveries
+            cancelled();
+            return;
+        }
         Scheduler.Worker w = worker;
         cancelled();
         Runnable signal = error != null ? () -> sink.error(error) : sink::complete;
