@@ -44,6 +44,12 @@ public interface RdmaDatagramEndpoint extends Disposable {
     int maxMessageSize();
 
     /**
+     * Registered memory of this endpoint's device: the buffers {@link #send(RegisteredBuffer, InetSocketAddress)}
+     * sends without a copy.
+     */
+    RdmaMemory memory();
+
+    /**
      * The datagrams sent to this endpoint's own address (not those of joined groups), demand-driven: a
      * datagram is delivered only when requested; until then it keeps its receive buffer, and with every
      * buffer held, what arrives next is dropped by the device. Each datagram must be
@@ -72,6 +78,21 @@ public interface RdmaDatagramEndpoint extends Disposable {
 
     /** {@link #send(ByteBuffer, InetSocketAddress)} with 32 bits of immediate data ({@code SEND_WITH_IMM}). */
     Mono<Void> send(ByteBuffer data, InetSocketAddress peer, int immediate);
+
+    /**
+     * Sends the bytes of {@code buffer} to {@code peer} without copying them: the device reads them from the
+     * registered memory, so they must not change until the returned {@code Mono} completes. {@code buffer} must
+     * come from this engine's {@link RdmaMemory} on this endpoint's device; the caller keeps it (the send holds
+     * it until the device is done, so releasing it meanwhile frees its memory only afterwards). Completes and
+     * fails like {@link #send(ByteBuffer, InetSocketAddress)}, and fails with {@link InvalidRequestException}
+     * before anything is resolved or posted for a buffer of another engine or device ({@code FOREIGN_BUFFER}) or
+     * a released one ({@code BUFFER_RELEASED}). Cancelling does not recall a datagram already handed to the
+     * device.
+     */
+    Mono<Void> send(RegisteredBuffer buffer, InetSocketAddress peer);
+
+    /** {@link #send(RegisteredBuffer, InetSocketAddress)} with 32 bits of immediate data ({@code SEND_WITH_IMM}). */
+    Mono<Void> send(RegisteredBuffer buffer, InetSocketAddress peer, int immediate);
 
     /**
      * Sends {@code data} with {@code immediate} back to the sender of {@code received} (an address handle made

@@ -10,6 +10,7 @@ import io.reactiverdma.reactive.RdmaDatagramMessage;
 import io.reactiverdma.reactive.RdmaMulticastException;
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.impl.loopback.LoopbackCmId;
+import io.reactiverdma.reactive.impl.loopback.LoopbackQueuePair;
 import io.reactiverdma.reactive.impl.loopback.LoopbackResources.Kind;
 import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
 import org.junit.jupiter.api.AfterEach;
@@ -36,91 +37,65 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The datagram engine on the loopback device (which models rxe's UD: SIDR resolution, GRH, silent drops,
- * multicast attach): sending, replying, demand, loss, joins and their failures, and closing.
+ * {@link DatagramContract} on the loopback device (which models rxe's UD: SIDR resolution, GRH, silent drops,
+ * multicast attach), and what only the loopback can show: fault injection (datagrams dropped on the wire, a
+ * join rdma_cm refuses, a device that stops completing), and what only it counts (posted work requests,
+ * post calls and signalled completions, live rdma_cm ids and their groups, the device's drops).
  */
-class DatagramLoopbackTest {
+class DatagramLoopbackTest extends DatagramContract {
     private static final Duration WAIT = Duration.ofSeconds(15);
     private static final String HOST = "10.77.0.1";
 
     private LoopbackStack stack;
-    private RdmaEngine engine;
-    private final List<Disposable> subscriptions = new ArrayList<>();
 
     /** The loopback stack the tests run on (a subclass runs them on another mode of it). */
     LoopbackStack newStack() {
         return LoopbackStack.create();
     }
 
-    @BeforeEach
-    void start() {
+    @Override
+    void open() {
         stack = newStack();
         engine = new RdmaEngine(stack);
+        host = HOST;
+        wait = WAIT;
     }
 
-    @AfterEach
-    void stop() {
-        subscriptions.forEach(Disposable::dispose);
-        engine.shutdown().block(WAIT);
-        stack.resources().awaitReleased(WAIT); // every QP, CQ, id, registration, PD and channel
-        assertEquals(0, stack.liveAddressHandles(), "address handles left");
-        stack.close();
-    }
-
-    private RdmaDatagramEndpoint bind() {
-        return engine.bindDatagram(RdmaDatagram.create().host(HOST).port(0).configuration()).block(WAIT);
-    }
-
-    private static ByteBuffer text(String s) {
-        return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static String text(RdmaDatagramMessage m) {
-        String s = new String(m.toByteArray(), StandardCharsets.UTF_8);
-        m.release();
-        return s;
-    }
-
-    private static RdmaDatagramMessage next(BlockingQueue<RdmaDatagramMessage> q) throws InterruptedException {
-        RdmaDatagramMessage m = q.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
-        if (m == null) {
-            fail("no datagram within " + WAIT);
+    @Override
+    void closeStack() {
+        try {
+            engine.shutdown().block(WAIT);
+            stack.resources().awaitReleased(WAIT); // every QP, CQ, id, registration, PD and channel
+            assertEquals(0, stack.liveAddressHandles(), "address handles left");
+        } finally {
+            stack.close();
         }
-        return m;
     }
 
+    @Override
+    long deviceAddressHandles() {
+        return stack.liveAddressHandles();
+    }
+
+    /**
+     * The id that resolved a peer is destroyed once the answer is in (each endpoint keeps its data id and its
+     * listening id). Loopback only: only the loopback device lists the live rdma_cm ids.
+     */
     @Test
-    void aPeerIsResolvedOnceSentToWithImmediateAndAnswered() throws Exception {
+    void theIdThatResolvedAPeerIsDestroyedOnceTheAnswerIsIn() {
         RdmaDatagramEndpoint a = bind();
         RdmaDatagramEndpoint b = bind();
-        assertEquals(1024 - 40, a.maxMessageSize(), "the MTU minus the GRH");
-        BlockingQueue<RdmaDatagramMessage> atB = new LinkedBlockingQueue<>();
-        subscriptions.add(b.receive().subscribe(atB::add));
-        a.send(text("ping"), b.localAddress(), 5).block(WAIT);
-        RdmaDatagramMessage got = next(atB);
-        assertEquals(5, got.immediate());
-        assertEquals(a.qpNumber(), got.senderQpNumber());
-        assertEquals(HOST, got.sender().getAddress().getHostAddress());
-        assertNull(got.group());
-        BlockingQueue<RdmaDatagramMessage> atA = new LinkedBlockingQueue<>();
-        subscriptions.add(a.receive().subscribe(atA::add));
-        b.reply(got, text("pong"), 6).block(WAIT);
-        got.release();
-        StepVerifier.create(b.reply(got, text("again"), 6))
-                .expectErrorSatisfies(e -> assertEquals(InvalidRequestException.Reason.BUFFER_RELEASED,
-                        ((InvalidRequestException) e).reason()))
-                .verify(WAIT);
-        assertEquals("pong", text(next(atA)));
-        Flux.range(0, 50).flatMap(i -> a.send(text("m" + i), b.localAddress()), 8).blockLast(WAIT);
-        for (int i = 0; i < 50; i++) {
-            text(next(atB));
-        }
-        long idsWhileOpen = stack.liveIds().size();
-        assertEquals(4, idsWhileOpen, "each endpoint: a data id and a listening id; the resolving id is gone");
+        subscriptions.add(b.receive().subscribe(RdmaDatagramMessage::release));
+        a.send(text("ping"), b.localAddress()).block(WAIT);
+        assertEquals(4, stack.liveIds().size(), "each endpoint: a data id and a listening id; the resolving id is gone");
     }
 
+    /**
+     * Refused requests post nothing (the posted work requests do not move) and a rejected resolution leaves
+     * no id behind. Loopback only: only the loopback counts posted work requests and live ids.
+     */
     @Test
-    void badRequestsAreRefusedTypedAndNothingIsPosted() throws Exception {
+    void refusedRequestsPostNothingAndARejectedResolutionLeavesNoId() throws Exception {
         RdmaDatagramEndpoint a = bind();
         long until = System.nanoTime() + WAIT.toNanos();
         while (stack.resources().count(Kind.OUTSTANDING_WR) < 64 && System.nanoTime() < until) {
@@ -146,11 +121,9 @@ class DatagramLoopbackTest {
                 .expectError(RdmaConnectException.class)
                 .verify(WAIT);
         assertEquals(2, stack.liveIds().size());
-        StepVerifier.create(Flux.merge(a.receive(), a.receive()))
-                .expectError(IllegalStateException.class)
-                .verify(WAIT);
     }
 
+    /** Loopback only: drops datagrams on the wire by fault injection. */
     @Test
     void lossIsSilentOnTheWireAndCountedWhereTheEngineSeesIt() throws Exception {
         RdmaDatagramEndpoint a = bind();
@@ -177,6 +150,7 @@ class DatagramLoopbackTest {
         assertNull(atB.poll(100, TimeUnit.MILLISECONDS));
     }
 
+    /** Loopback only: counts the datagrams the device dropped for want of a posted receive. */
     @Test
     void withoutDemandDatagramsWaitInTheirBuffersAndThenTheDeviceDropsThem() throws Exception {
         RdmaDatagramEndpoint a = bind();
@@ -226,6 +200,10 @@ class DatagramLoopbackTest {
         }
     }
 
+    /**
+     * Loopback only: checks the groups each rdma_cm id is attached to, and makes rdma_cm refuse a join by fault
+     * injection.
+     */
     @Test
     void groupsDeliverToTheirJoinFluxLeaveOnCancelAndFailTyped() throws Exception {
         RdmaDatagramEndpoint pub = bind();
@@ -281,6 +259,7 @@ class DatagramLoopbackTest {
         assertTrue(stack.liveIds().stream().anyMatch(id -> id.joinedGroups().size() == 2), "the publisher is still in both");
     }
 
+    /** Loopback only: a device that stops completing (fault injection) keeps sends waiting for their slot. */
     @Test
     void closingFailsWaitingSendsAndReleasesTheEndpointsResources() {
         long registrations = stack.resources().count(Kind.REGISTRATION);
@@ -305,5 +284,67 @@ class DatagramLoopbackTest {
         assertTrue(stack.resources().count(Kind.REGISTRATION) <= registrations + 2,
                 "the endpoints' slabs are deregistered (the device pool may keep its own)");
         assertTrue(errors.stream().allMatch(e -> e instanceof ConnectionClosedException), errors.toString());
+    }
+
+    private LoopbackQueuePair queuePairOf(RdmaDatagramEndpoint e) {
+        for (LoopbackCmId id : stack.liveIds()) {
+            if (id.queuePair() != null && id.queuePair().qpNum() == e.qpNumber()) {
+                return id.queuePair();
+            }
+        }
+        throw new AssertionError("no QP " + e.qpNumber());
+    }
+
+    /**
+     * A burst of sends goes to the device in chains (one ibv_post_send per poller cycle) with one request in
+     * SIGNAL_INTERVAL signalled, as a connection's do. Loopback only: only the loopback device counts its
+     * post calls and signalled completions.
+     */
+    @Test
+    void aBurstOfSendsIsPostedInChainsAndSignalledOneInN() {
+        RdmaDatagramEndpoint a = bind();
+        RdmaDatagramEndpoint b = bind();
+        subscriptions.add(b.receive().subscribe(RdmaDatagramMessage::release));
+        a.send(text("resolve"), b.localAddress()).block(WAIT);
+        LoopbackQueuePair qp = queuePairOf(a);
+        long posts = qp.sendPostCalls();
+        long signalled = qp.signalledSendCompletions();
+        long requests = qp.sendRequestsPosted();
+        int n = 1024;
+        Flux.range(0, n).flatMap(i -> a.send(text("m" + i), b.localAddress()), n).blockLast(WAIT);
+        posts = qp.sendPostCalls() - posts;
+        signalled = qp.signalledSendCompletions() - signalled;
+        requests = qp.sendRequestsPosted() - requests;
+        assertEquals(n, requests, "send requests posted");
+        assertTrue(posts <= n / 4, "doorbell batching: " + posts + " ibv_post_send calls for " + n + " sends");
+        assertTrue(signalled <= n / 4, "selective signalling: " + signalled + " completions for " + n + " sends");
+    }
+
+    /**
+     * Released receive buffers are posted again in chains, not one ibv_post_recv each. Loopback only: only
+     * the loopback device counts its post calls.
+     */
+    @Test
+    void releasedReceiveBuffersArePostedAgainInChains() throws Exception {
+        RdmaDatagramEndpoint a = bind();
+        RdmaDatagramEndpoint b = bind();
+        java.util.concurrent.atomic.AtomicInteger received = new java.util.concurrent.atomic.AtomicInteger();
+        subscriptions.add(b.receive().subscribe(m -> {
+            m.release();
+            received.incrementAndGet();
+        }));
+        a.send(text("resolve"), b.localAddress()).block(WAIT);
+        LoopbackQueuePair qp = queuePairOf(b);
+        long posts = qp.receivePostCalls();
+        int before = received.get();
+        Flux.range(0, 512).flatMap(i -> a.send(text("m" + i), b.localAddress()), 16).blockLast(WAIT);
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (received.get() - before < 256 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        int got = received.get() - before;
+        posts = qp.receivePostCalls() - posts;
+        assertTrue(got >= 256, "received " + got + " of 512");
+        assertTrue(posts <= got / 4, "chained reposts: " + posts + " ibv_post_recv calls for " + got + " datagrams");
     }
 }

@@ -9,9 +9,7 @@ import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
 
 import io.reactiverdma.reactive.OperationType;
 import io.reactiverdma.reactive.RdmaMessage;
-import io.reactiverdma.reactive.impl.verbs.PostRefusedException;
 import io.reactiverdma.reactive.impl.verbs.QueuePair;
-import io.reactiverdma.verbs.ReceiveWorkRequests;
 import io.reactiverdma.verbs.WcFlags;
 import io.reactiverdma.verbs.WcOpcode;
 import reactor.core.publisher.FluxSink;
@@ -40,34 +38,20 @@ import java.util.function.Function;
  */
 final class ReceiveQueue {
     private final String description;
-    private final QueuePair qp;
     private final PendingOperations pending;
-    private final CompletionTarget target;
     private final CompletionPoller poller;
     private final FlowControl flow;
     private final EngineMetrics metrics;
     private final EngineBuffer[] buffers;
-    private final BufferGenerations generations;
-    private final int[] free;
-    private int freeCount;
+    /** Its own buffers and their post loop (none on a shared receive queue). */
+    private final ReceiveRing ring;
     private final int bufferSize;
-    private final ReceiveWorkRequests wr;
-    private final PendingOperation[] batch;
     /**
-     * Arrived messages not delivered yet, in order: a ring of (buffer, index, generation, length, immediate)
-     * in parallel arrays. With its own buffers a connection never has more than {@code depth} arrivals; on
-     * a shared receive queue the ring grows if a peer without credits sends more (allocation only then).
-     * A message handle ({@link EngineMessage}) is made only when a message is emitted to a
-     * {@code receive()} subscriber; a decoding subscriber gets the {@link LentMessage} flyweight instead.
+     * Arrived messages not delivered yet, in order. A message handle ({@link EngineMessage}) is made only when
+     * a message is emitted to a {@code receive()} subscriber; a decoding subscriber gets the
+     * {@link LentMessage} flyweight instead.
      */
-    private EngineBuffer[] arrivedBuffer;
-    private int[] arrivedIndex;
-    private int[] arrivedGeneration;
-    private int[] arrivedLength;
-    private int[] arrivedImmediate;
-    private boolean[] arrivedWithImmediate;
-    private int arrivedHead;
-    private int arrivedCount;
+    private final ArrivalRing arrivals;
     /** Receives come from this shared receive queue instead of {@link #buffers} (null: its own). */
     private SharedReceives.Member shared;
     /** A server connection on a shared receive queue waits for the peer's hello (see {@link #expectPeerHello}). */
@@ -95,9 +79,7 @@ final class ReceiveQueue {
             CompletionPoller poller, FlowControl flow, EngineMetrics metrics, EngineBuffer[] buffers, int bufferSize,
             Runnable flushRequest, Consumer<Throwable> postFailed) {
         this.description = description;
-        this.qp = qp;
         this.pending = pending;
-        this.target = target;
         this.poller = poller;
         this.flow = flow;
         this.metrics = metrics;
@@ -106,40 +88,9 @@ final class ReceiveQueue {
         this.flushRequest = flushRequest;
         this.postFailed = postFailed;
         int depth = buffers.length;
-        this.generations = new BufferGenerations(description, depth);
-        this.free = new int[depth];
-        for (int i = 0; i < depth; i++) {
-            free[i] = depth - 1 - i;
-        }
-        this.freeCount = depth;
-        this.wr = new ReceiveWorkRequests(Math.max(1, depth), 1); // no buffers of its own on an SRQ
-        this.batch = new PendingOperation[depth];
-        allocateArrivals(Math.max(1, depth));
-    }
-
-    private void allocateArrivals(int capacity) {
-        EngineBuffer[] b = new EngineBuffer[capacity];
-        int[] index = new int[capacity];
-        int[] generation = new int[capacity];
-        int[] length = new int[capacity];
-        int[] imm = new int[capacity];
-        boolean[] withImm = new boolean[capacity];
-        for (int k = 0; k < arrivedCount; k++) { // the ring unrolled into the new arrays, oldest first
-            int from = (arrivedHead + k) % arrivedBuffer.length;
-            b[k] = arrivedBuffer[from];
-            index[k] = arrivedIndex[from];
-            generation[k] = arrivedGeneration[from];
-            length[k] = arrivedLength[from];
-            imm[k] = arrivedImmediate[from];
-            withImm[k] = arrivedWithImmediate[from];
-        }
-        arrivedBuffer = b;
-        arrivedIndex = index;
-        arrivedGeneration = generation;
-        arrivedLength = length;
-        arrivedImmediate = imm;
-        arrivedWithImmediate = withImm;
-        arrivedHead = 0;
+        // One chain for the whole depth: what a poller cycle made postable goes in one ibv_post_recv.
+        this.ring = new ReceiveRing(description, buffers, bufferSize, depth, pending, target, qp::postReceive);
+        this.arrivals = new ArrivalRing(depth);
     }
 
     CompletionPoller poller() {
@@ -198,7 +149,7 @@ final class ReceiveQueue {
     void creditsAvailable() {
         // Only when credits were taken does the peer need telling: a flush requested for nothing would post
         // again, wait again, and (through the SRQ's refill) ask the other waiters again, for ever.
-        if (!closing && peerHello == null && shared.post(flow, arrivedCount) > 0) {
+        if (!closing && peerHello == null && shared.post(flow, arrivals.count()) > 0) {
             flushRequest.run();
         }
     }
@@ -285,50 +236,24 @@ final class ReceiveQueue {
             // No credit is taken from the SRQ before the peer's hello: it could not be advertised yet, and
             // held unadvertised it would keep other connections' hellos from being given a receive.
             if (peerHello == null) {
-                shared.post(flow, arrivedCount);
+                shared.post(flow, arrivals.count());
             }
             return;
         }
-        int n = flow.receivesToPost(freeCount, arrivedCount);
+        int n = flow.receivesToPost(ring.freeCount(), arrivals.count());
         if (n <= 0) {
             return;
         }
-        wr.clear();
-        long now = System.nanoTime();
-        for (int k = 0; k < n; k++) {
-            int index = free[--freeCount];
-            PendingOperation p = pending.acquire(target, OperationType.RECEIVE, null, index, now);
-            batch[k] = p;
-            EngineBuffer b = buffers[index];
-            wr.add(p.wrId(), b.address(), bufferSize, b.lkey());
-        }
-        int accepted = n;
-        RuntimeException failure = null;
-        try {
-            qp.postReceive(wr);
-        } catch (PostRefusedException e) {
-            accepted = Math.min(e.failedIndex(), n);
-            // ENOMEM: the receive queue is full for now. The refused buffers wait for the next post (a
-            // completion, a release or a request makes one); any other refusal means the connection is broken.
-            failure = e.errno() == io.reactiverdma.natives.Errno.ENOMEM ? null : e;
-        } catch (RuntimeException e) {
-            accepted = 0;
-            failure = e;
-        }
-        // The requests before the refused one were posted: they stay pending and complete (or flush) like
-        // any other. Only the refused one and those after it come back.
-        for (int k = accepted; k < n; k++) {
-            free[freeCount++] = batch[k].receiveIndex;
-            pending.free(batch[k]);
-        }
-        for (int k = 0; k < n; k++) {
-            batch[k] = null;
-        }
+        // The requests before a refused one were posted: they stay pending and complete (or flush) like any
+        // other. ENOMEM (the receive queue full for now) leaves the rest for the next post (a completion, a
+        // release or a request makes one); any other refusal means the connection is broken.
+        int accepted = ring.post(n);
         if (accepted > 0) {
             flow.receivesPosted(accepted);
             posted += accepted;
             metrics.outstanding(accepted);
         }
+        RuntimeException failure = ring.refusal();
         if (failure != null) {
             closing = true;
             postFailed.accept(failure);
@@ -340,11 +265,11 @@ final class ReceiveQueue {
         posted--;
         if (!success) {
             flow.receiveFlushed();
-            free[freeCount++] = index;
+            ring.free(index);
             return;
         }
         flow.received();
-        arrived(buffers[index], index, generations.current(index), opcode, byteLen, imm, wcFlags);
+        arrived(buffers[index], index, ring.generation(index), opcode, byteLen, imm, wcFlags);
     }
 
     /** A message for this connection landed in the SRQ's buffer {@code index} (see {@link SharedReceives}). */
@@ -354,18 +279,9 @@ final class ReceiveQueue {
     }
 
     private void arrived(EngineBuffer buffer, int index, int generation, int opcode, int byteLen, int imm, int wcFlags) {
-        if (arrivedCount == arrivedBuffer.length) {
-            allocateArrivals(arrivedBuffer.length * 2);
-        }
-        int at = (arrivedHead + arrivedCount) % arrivedBuffer.length;
-        arrivedBuffer[at] = buffer;
-        arrivedIndex[at] = index;
-        arrivedGeneration[at] = generation;
         // A WRITE_WITH_IMM's data went to the WRITE's target; the receive buffer holds nothing.
-        arrivedLength[at] = opcode == WcOpcode.RECV_RDMA_WITH_IMM.value() ? 0 : byteLen;
-        arrivedWithImmediate[at] = (wcFlags & WcFlags.WITH_IMM) != 0;
-        arrivedImmediate[at] = arrivedWithImmediate[at] ? imm : 0;
-        arrivedCount++;
+        arrivals.push(buffer, index, generation, opcode == WcOpcode.RECV_RDMA_WITH_IMM.value() ? 0 : byteLen,
+                (wcFlags & WcFlags.WITH_IMM) != 0, imm);
         flushRequest.run(); // the peer may be short of credits now (see FlowControl)
         deliver();
     }
@@ -379,7 +295,7 @@ final class ReceiveQueue {
         metrics.outstanding(-1);
         metrics.completed(OperationType.RECEIVE, false, true, latencyNs, 0);
         flow.receiveFlushed();
-        free[freeCount++] = index;
+        ring.free(index);
     }
 
     /** A message's buffer came back ({@link EngineMessage#run()}). */
@@ -396,18 +312,13 @@ final class ReceiveQueue {
             }
             return;
         }
-        generations.giveBack(index, generation);
-        recycle(index);
-    }
-
-    /** Buffer {@code index} is free again: reposted by the next flush, or back to the pool once finished. */
-    private void recycle(int index) {
+        // Free again: reposted by the next flush, or back to the pool once finished.
         if (finished) {
-            buffers[index].release();
+            ring.retire(index, generation);
             metrics.receiveMemory(-bufferSize);
             return;
         }
-        free[freeCount++] = index;
+        ring.giveBack(index, generation);
         flushRequest.run();
     }
 
@@ -427,20 +338,17 @@ final class ReceiveQueue {
                     cancel(sink);
                     return;
                 }
-                if (flow.demand() > 0 && arrivedCount > 0) {
-                    int at = arrivedHead;
-                    arrivedHead = (arrivedHead + 1) % arrivedBuffer.length;
-                    arrivedCount--;
-                    EngineBuffer buffer = arrivedBuffer[at];
-                    arrivedBuffer[at] = null;
+                if (flow.demand() > 0 && arrivals.count() > 0) {
+                    int at = arrivals.pop();
+                    EngineBuffer buffer = arrivals.takeBuffer(at);
                     flow.delivered();
                     if (decoder == null) {
-                        emit(sink, new EngineMessage(this, buffer, arrivedIndex[at], arrivedGeneration[at],
-                                arrivedLength[at], arrivedWithImmediate[at], arrivedImmediate[at]));
+                        emit(sink, new EngineMessage(this, buffer, arrivals.index(at), arrivals.generation(at),
+                                arrivals.length(at), arrivals.withImmediate(at), arrivals.immediate(at)));
                     } else {
                         decode(sink, buffer, at);
                     }
-                } else if (finished && arrivedCount == 0) {
+                } else if (finished && arrivals.count() == 0) {
                     FluxSink<Object> s = sink;
                     sink = null;
                     decoder = null;
@@ -459,13 +367,13 @@ final class ReceiveQueue {
      * that throws (or returns null) ends the subscription with that error; its buffer comes back all the same.
      */
     private void decode(FluxSink<Object> s, EngineBuffer buffer, int at) {
-        int index = arrivedIndex[at];
-        int generation = arrivedGeneration[at];
+        int index = arrivals.index(at);
+        int generation = arrivals.generation(at);
         Object value;
         try {
             // Its own buffers have a view made once; an SRQ buffer gets a view for this message.
-            value = decoder.apply(lent.lend(shared == null ? null : buffer, index, arrivedLength[at],
-                    arrivedWithImmediate[at], arrivedImmediate[at]));
+            value = decoder.apply(lent.lend(shared == null ? null : buffer, index, arrivals.length(at),
+                    arrivals.withImmediate(at), arrivals.immediate(at)));
             if (value == null) {
                 throw new NullPointerException("the receive decoder returned null");
             }
@@ -537,11 +445,7 @@ final class ReceiveQueue {
         closing = true;
         finished = true;
         terminalError = error;
-        for (int k = 0; k < freeCount; k++) {
-            buffers[free[k]].release();
-        }
-        metrics.receiveMemory(-(long) freeCount * bufferSize);
-        freeCount = 0;
+        metrics.receiveMemory(-(long) ring.releaseFree() * bufferSize);
         if (shared != null) {
             shared.leave();
         }
@@ -553,16 +457,14 @@ final class ReceiveQueue {
 
     /** Nobody can take the arrived messages any more: their buffers come back. */
     private void dropUndelivered() {
-        while (arrivedCount > 0) {
-            int at = arrivedHead;
-            arrivedHead = (arrivedHead + 1) % arrivedBuffer.length;
-            arrivedCount--;
-            arrivedBuffer[at] = null;
-            giveBack(arrivedIndex[at], arrivedGeneration[at]);
+        while (arrivals.count() > 0) {
+            int at = arrivals.pop();
+            arrivals.takeBuffer(at);
+            giveBack(arrivals.index(at), arrivals.generation(at));
         }
     }
 
     int undeliveredCount() {
-        return arrivedCount;
+        return arrivals.count();
     }
 }

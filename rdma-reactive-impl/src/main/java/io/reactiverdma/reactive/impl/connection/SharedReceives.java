@@ -17,12 +17,9 @@ import io.reactiverdma.reactive.impl.device.SharedReceiveQueueOwner;
 import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
 import io.reactiverdma.reactive.impl.support.EngineLog;
 import io.reactiverdma.reactive.impl.support.EngineTimer;
-import io.reactiverdma.reactive.impl.verbs.PostRefusedException;
 import io.reactiverdma.reactive.impl.verbs.QueuePair;
 import io.reactiverdma.reactive.impl.verbs.SharedReceiveQueue;
-import io.reactiverdma.natives.Errno;
 import io.reactiverdma.verbs.AsyncEventType;
-import io.reactiverdma.verbs.ReceiveWorkRequests;
 import io.reactiverdma.verbs.WcStatus;
 
 import java.time.Duration;
@@ -58,13 +55,9 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
     private final int depth;
     private final int bufferSize;
     private final EngineBuffer[] buffers;
-    private final BufferGenerations generations;
-    private final int[] free;
-    private int freeCount;
+    private final ReceiveRing ring;
     private final CreditAllotment allotment;
     private final QueuePairTable<Member> members = new QueuePairTable<>();
-    private final ReceiveWorkRequests wr;
-    private final PendingOperation[] batch;
     private final int repostBatch;
     private final int limit;
     /** Members waiting until a posted receive can be kept for their peer's hello, in order. */
@@ -281,11 +274,7 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
         this.repostBatch = Math.max(1, Math.min(CHAIN, depth / 8));
         this.limit = Math.max(1, depth / 4);
         this.allotment = new CreditAllotment(depth, config.option(RdmaOption.RECEIVE_QUEUE_DEPTH));
-        this.generations = new BufferGenerations(description, depth);
-        this.free = new int[depth];
         this.buffers = new EngineBuffer[depth];
-        this.wr = new ReceiveWorkRequests(Math.min(depth, CHAIN), 1);
-        this.batch = new PendingOperation[Math.min(depth, CHAIN)];
         // Room for the SRQ's receives and for the sends of many connections (each reserves its own).
         this.cq = device.dedicatedCq(config, depth + (1 << 15), metrics);
         SharedReceiveQueue q = null;
@@ -299,7 +288,6 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
             q = device.pd.createSharedReceiveQueue(depth);
             for (int i = 0; i < depth; i++) {
                 buffers[i] = device.pool.allocatePooled(bufferSize);
-                free[freeCount++] = depth - 1 - i;
             }
         } catch (RuntimeException e) {
             for (EngineBuffer b : buffers) {
@@ -314,6 +302,7 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
             throw e;
         }
         this.srq = q;
+        this.ring = new ReceiveRing(description, buffers, bufferSize, CHAIN, cq.pending, this, q::postReceive);
         metrics.receiveMemory((long) depth * bufferSize);
         device.register(srq, this);
     }
@@ -381,7 +370,7 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
         Member m = members.get(qpNum);
         if (m == null || flushed) {
             allotment.consumedByNobody(); // a QP already gone, or the SRQ flushed: the buffer is free
-            free[freeCount++] = index;
+            ring.free(index);
             maybeRefill();
             return;
         }
@@ -389,29 +378,29 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
             // The peer's hello (CreditWordHandshake): sent before any credit, it took the receive kept for it
             // (Member.expectHello); the buffer is free again at once.
             m.helloDone(true);
-            free[freeCount++] = index;
+            ring.free(index);
             maybeRefill();
             return;
         }
         boolean credited = allotment.consumed(m);
         if (!credited && success && m.receive.creditsAgreed()) {
             // Not delivered: it took a receive promised to another connection, whose buffer goes back now.
-            released(m, index, generations.current(index));
+            released(m, index, ring.generation(index));
             m.sentWithoutCredit();
             return;
         }
         if (!success) {
-            released(m, index, generations.current(index));
+            released(m, index, ring.generation(index));
             metrics.completionError(WcStatus.of(status).name());
             m.fail.accept(new RdmaCompletionException(OperationType.RECEIVE, status, WcStatus.of(status).name(),
                     vendorErr, m.receive.description()));
             return;
         }
         if (m.receive.isFinished()) {
-            released(m, index, generations.current(index)); // nobody can take it any more
+            released(m, index, ring.generation(index)); // nobody can take it any more
             return;
         }
-        m.receive.sharedArrived(buffers[index], index, generations.current(index), opcode, byteLen, imm, wcFlags);
+        m.receive.sharedArrived(buffers[index], index, ring.generation(index), opcode, byteLen, imm, wcFlags);
     }
 
     @Override
@@ -422,19 +411,18 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
 
     // ------------------------------------------------------------------------------------------ buffers
     private void released(Member m, int index, int generation) {
-        generations.giveBack(index, generation);
         allotment.released(m);
         if (closed) {
-            buffers[index].release();
+            ring.retire(index, generation);
             metrics.receiveMemory(-bufferSize);
             return;
         }
-        free[freeCount++] = index;
+        ring.giveBack(index, generation);
         maybeRefill();
     }
 
     private void maybeRefill() {
-        if (freeCount >= repostBatch || allotment.hasWaiters() || !helloWaiters.isEmpty()) {
+        if (ring.freeCount() >= repostBatch || allotment.hasWaiters() || !helloWaiters.isEmpty()) {
             refill();
         }
     }
@@ -455,44 +443,12 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
     }
 
     private void repostFree() {
-        while (freeCount > 0) {
-            int n = Math.min(freeCount, batch.length);
-            wr.clear();
-            long now = System.nanoTime();
-            for (int k = 0; k < n; k++) {
-                int index = free[--freeCount];
-                PendingOperation p = cq.pending.acquire(this, OperationType.RECEIVE, null, index, now);
-                batch[k] = p;
-                EngineBuffer b = buffers[index];
-                wr.add(p.wrId(), b.address(), bufferSize, b.lkey());
-            }
-            int accepted = n;
-            RuntimeException failure = null;
-            try {
-                srq.postReceive(wr);
-            } catch (PostRefusedException e) {
-                accepted = Math.min(e.failedIndex(), n);
-                failure = e.errno() == Errno.ENOMEM ? null : e; // ENOMEM: full for now, the rest waits
-            } catch (RuntimeException e) {
-                accepted = 0;
-                failure = e;
-            }
-            for (int k = accepted; k < n; k++) {
-                free[freeCount++] = batch[k].receiveIndex;
-                cq.pending.free(batch[k]);
-            }
-            for (int k = 0; k < n; k++) {
-                batch[k] = null;
-            }
-            allotment.reposted(accepted);
-            metrics.outstanding(accepted);
-            if (failure != null) {
-                EngineLog.error(description + ": ibv_post_srq_recv failed", failure);
-                return;
-            }
-            if (accepted < n) {
-                return;
-            }
+        int accepted = ring.post(ring.freeCount());
+        allotment.reposted(accepted);
+        metrics.outstanding(accepted);
+        RuntimeException failure = ring.refusal();
+        if (failure != null) {
+            EngineLog.error(description + ": ibv_post_srq_recv failed", failure);
         }
     }
 
@@ -593,11 +549,7 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
             }
         }
         metrics.outstanding(-givenBack);
-        for (int k = 0; k < freeCount; k++) {
-            buffers[free[k]].release();
-            givenBack++;
-        }
-        freeCount = 0;
+        givenBack += ring.releaseFree();
         metrics.receiveMemory(-(long) givenBack * bufferSize);
         device.releaseCq(cq, depth);
     }

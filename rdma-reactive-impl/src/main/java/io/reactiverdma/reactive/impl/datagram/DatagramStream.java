@@ -2,29 +2,38 @@ package io.reactiverdma.reactive.impl.datagram;
 
 import io.reactiverdma.reactive.RdmaDatagramMessage;
 import reactor.core.publisher.FluxSink;
+import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Scheduler;
+import reactor.util.annotation.Nullable;
 
 import java.util.ArrayDeque;
 
 /**
  * The subscriber side of {@code receive()} or of one {@code join(group)}: datagrams routed to it wait here,
- * each holding its receive buffer, until the subscriber asks for them. Poller thread only, but for
+ * each holding its receive buffer, until the subscriber asks for them. Demand is counted here, on the poller
+ * thread, as a connection's receive side counts it, and each datagram is emitted on the poller thread or, with
+ * a callback scheduler, on its worker (one task per datagram, in order). Poller thread only, but for
  * {@link #cancel()}.
  *
  * <p>A subscriber may cancel from inside {@code onNext} ({@code next()}, {@code blockFirst()}) or from any
- * other thread while the poller is emitting. A cancelled sink keeps its demand, and what is emitted into it
- * is dropped by Reactor without the engine seeing it: that datagram's buffer would be lost for good, and
- * after {@code RECEIVE_QUEUE_DEPTH} such losses the endpoint would receive nothing again. So the cancel is
- * seen at once (a volatile flag set on the cancelling thread) and checked before every emission; a datagram
- * already handed to Reactor when the cancel lands is released by the stream's discard hook.
+ * other thread while the poller is emitting. What is emitted into a cancelled sink is dropped by Reactor
+ * without the engine seeing it: that datagram's buffer would be lost for good, and after
+ * {@code RECEIVE_QUEUE_DEPTH} such losses the endpoint would receive nothing again. So the cancel is seen at
+ * once (a volatile flag set on the cancelling thread) and checked before every emission, where a datagram
+ * meant for a cancelled subscriber is released instead.
  */
 final class DatagramStream {
     private final ArrayDeque<EngineDatagram> queue = new ArrayDeque<>();
     private final FluxSink<RdmaDatagramMessage> sink;
+    @Nullable
+    private Scheduler.Worker worker;
+    private long demand;
     private volatile boolean cancelled;
     private boolean done;
 
-    DatagramStream(FluxSink<RdmaDatagramMessage> sink) {
+    DatagramStream(FluxSink<RdmaDatagramMessage> sink, @Nullable Scheduler callbacks) {
         this.sink = sink;
+        this.worker = callbacks == null ? null : callbacks.createWorker();
     }
 
     void offer(EngineDatagram d) {
@@ -36,17 +45,43 @@ final class DatagramStream {
         drain();
     }
 
+    /** The subscriber asked for {@code n} more. */
+    void request(long n) {
+        demand = Operators.addCap(demand, n);
+        drain();
+    }
+
     /** Emits what is queued, as far as the subscriber's demand goes, unless it left. */
     void drain() {
         while (!done && !queue.isEmpty()) {
-            if (cancelled || sink.isCancelled()) {
+            if (isCancelled()) {
                 cancelled();
                 return;
             }
-            if (sink.requestedFromDownstream() <= 0) {
+            if (demand <= 0) {
                 return;
             }
-            sink.next(queue.poll());
+            if (demand != Long.MAX_VALUE) {
+                demand--;
+            }
+            emit(queue.poll());
+        }
+    }
+
+    private void emit(EngineDatagram d) {
+        Scheduler.Worker w = worker;
+        if (w == null) {
+            nextUnlessCancelled(d);
+        } else {
+            w.schedule(() -> nextUnlessCancelled(d));
+        }
+    }
+
+    private void nextUnlessCancelled(EngineDatagram d) {
+        if (isCancelled()) {
+            d.release();
+        } else {
+            sink.next(d);
         }
     }
 
@@ -55,26 +90,50 @@ final class DatagramStream {
         return cancelled || sink.isCancelled();
     }
 
-    /** Any thread: the subscriber left; the poller emits nothing more to it. */
+    /** Any thread: the subscriber left; nothing more is emitted to it. */
     void cancel() {
         cancelled = true;
     }
 
-    /** The endpoint closed: what was not delivered goes back, the subscriber completes. */
+    /** The endpoint closed: what was not delivered goes back, the subscriber completes (after its deliveries). */
     void complete() {
-        cancelled();
-        sink.complete();
+        end(null);
     }
 
     /** The group could not be joined: the subscriber fails. */
     void error(Throwable error) {
-        cancelled();
-        sink.error(error);
+        end(error);
     }
 
-    /** The subscriber left: what it did not take goes back. */
+    private void end(@Nullable Throwable error) {
+        if (isCancelled()) { // nobody to tell; its worker (if any) is disposed after its queued deliveries
+            cancelled();
+            return;
+        }
+        Scheduler.Worker w = worker;
+        cancelled();
+        Runnable signal = error != null ? () -> sink.error(error) : sink::complete;
+        if (w == null) {
+            signal.run();
+        } else {
+            w.schedule(() -> {
+                signal.run();
+                w.dispose();
+            });
+        }
+    }
+
+    /** The subscriber left (or the stream ended): what it did not take goes back. */
     void cancelled() {
+        if (done) {
+            return;
+        }
         done = true;
+        Scheduler.Worker w = worker;
+        worker = null;
+        if (w != null && isCancelled()) {
+            w.schedule(w::dispose); // after the deliveries already handed to it
+        }
         EngineDatagram d;
         while ((d = queue.poll()) != null) {
             d.release();

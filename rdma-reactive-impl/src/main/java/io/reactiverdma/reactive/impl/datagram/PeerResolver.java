@@ -19,7 +19,7 @@ import java.net.InetSocketAddress;
  * destroyed once the answer is in: the address handle made from it outlives it.
  */
 final class PeerResolver implements CmEventLoop.Handler {
-    private final EngineDatagramEndpoint endpoint;
+    private final PeerDirectory endpoint;
     private final CmEventLoop cm;
     private final InetSocketAddress peer;
     private final int timeoutMs;
@@ -27,7 +27,7 @@ final class PeerResolver implements CmEventLoop.Handler {
     private CmId id;
     private boolean done;
 
-    PeerResolver(EngineDatagramEndpoint endpoint, CmEventLoop cm, InetSocketAddress peer, int timeoutMs,
+    PeerResolver(PeerDirectory endpoint, CmEventLoop cm, InetSocketAddress peer, int timeoutMs,
             MonoSink<Destination> sink) {
         this.endpoint = endpoint;
         this.cm = cm;

@@ -128,6 +128,7 @@ public final class LoopbackQueuePair implements QueuePair {
 
     /** Counters for tests of doorbell batching and selective signalling (fabric lock). */
     private long sendPostCalls;
+    private long receivePostCalls;
     private long sendRequestsPosted;
     long signalledSendCompletions;
 
@@ -135,6 +136,13 @@ public final class LoopbackQueuePair implements QueuePair {
     public long sendPostCalls() {
         synchronized (stack.lock) {
             return sendPostCalls;
+        }
+    }
+
+    /** {@code ibv_post_recv} calls on this QP (refused ones included). */
+    public long receivePostCalls() {
+        synchronized (stack.lock) {
+            return receivePostCalls;
         }
     }
 
@@ -244,6 +252,7 @@ public final class LoopbackQueuePair implements QueuePair {
     public void postReceive(ReceiveWorkRequests chain) {
         int posted = 0;
         synchronized (stack.lock) {
+            receivePostCalls++;
             try {
                 if (state == State.DESTROYED) {
                     throw refused("ibv_post_recv", Errnos.EINVAL, 0, "the QP " + qpNum + " was destroyed");
