@@ -13,12 +13,8 @@ import io.reactiverdma.cm.PortSpace;
 import io.reactiverdma.reactive.impl.verbs.CmEventInfo;
 import io.reactiverdma.reactive.impl.verbs.CmId;
 import io.reactiverdma.natives.NativeCallException;
-import io.reactiverdma.reactive.Admission;
-import io.reactiverdma.reactive.ConnectRequest;
-import io.reactiverdma.reactive.ConnectionAcceptor;
 import io.reactiverdma.reactive.ConnectionEvent;
 import io.reactiverdma.reactive.ConnectionRejectedException.Rejection;
-import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaOption;
@@ -31,12 +27,10 @@ import reactor.core.publisher.Sinks;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
@@ -51,7 +45,6 @@ import static io.reactiverdma.natives.Errno.EINVAL;
  */
 public final class EngineServer implements DisposableRdmaServer {
     private static final int BACKLOG = 128;
-    private static final byte[] NO_DATA = new byte[0];
 
     private final EngineContext engine;
     private final CmEventLoop cm;
@@ -65,8 +58,8 @@ public final class EngineServer implements DisposableRdmaServer {
     private final Sinks.Empty<Void> disposed = Sinks.empty();
     private final AtomicBoolean disposing = new AtomicBoolean();
     private final AtomicBoolean graceful = new AtomicBoolean();
-    /** Requests waiting for the acceptor (rdma_cm thread only). */
-    private final Set<PendingAdmission> admitting = new HashSet<>();
+    /** Checks each connection request before anything is allocated for it (rdma_cm thread). */
+    private final AdmissionControl admission;
     /** No request is admitted any more (set on the rdma_cm thread). */
     private volatile boolean stopped;
     /** Completes once {@link #stopped} and no connection is left. */
@@ -96,98 +89,22 @@ public final class EngineServer implements DisposableRdmaServer {
         }
         this.listener = id;
         this.address = id.localAddress();
+        this.admission = new AdmissionControl("server " + address, config, cm, connections::size, this::setUp,
+                this::publish);
         cm.register(id, this::onListenerEvent);
     }
 
     private void onListenerEvent(CmEventInfo e) {
-        if (e.type() != CmEventType.CONNECT_REQUEST) {
-            publish(new ConnectionEvent(CmEvents.map(e.type()), e.status(), e.privateDataTrimmed(), null));
-            if (e.type() == CmEventType.DEVICE_REMOVAL) {
-                // The listening id's device is gone: this server cannot accept anything any more.
-                EngineLog.warn("server " + address + ": its RDMA device was removed; disposing the server");
-                engine.deviceRemoved(listener);
-                dispose();
-            }
+        if (e.type() == CmEventType.CONNECT_REQUEST) {
+            admission.request(e);
             return;
         }
-        CmId child = e.id();
-        InetSocketAddress peer = safePeer(child);
-        publish(new ConnectionEvent(ConnectionEvent.Type.CONNECT_REQUEST, e.status(),
-                e.privateDataTrimmed(), peer));
-        if (stopped) {
-            reject(child, peer, Rejection.SHUTTING_DOWN, "the server is shutting down");
-            return;
-        }
-        Negotiation offered = Negotiation.decode(e.privateData());
-        byte[] clientData = offered != null ? Negotiation.applicationData(e.privateData()) : e.privateDataTrimmed();
-        if (clientData == null) {
-            // Checked before anything is allocated: the peer is untrusted.
-            EngineLog.warn("server " + address + ": the connect request of " + peer + " has malformed private "
-                    + "data (its length byte claims more than the " + e.privateData().length
-                    + " bytes that arrived); rejected");
-            reject(child, peer, Rejection.INVALID_REQUEST, "malformed private data: the length byte claims more "
-                    + "than arrived");
-            return;
-        }
-        int max = config.option(RdmaOption.MAX_CONNECTIONS);
-        if (connections.size() + admitting.size() >= max) {
-            EngineLog.debug("server " + address + ": " + peer + " rejected: " + max + " connections already");
-            reject(child, peer, Rejection.CONNECTION_LIMIT, "the server has its maximum of " + max
-                    + (max == 1 ? " connection" : " connections"));
-            return;
-        }
-        ConnectionAcceptor acceptor = config.acceptor();
-        if (acceptor == null) {
-            setUp(e, offered, clientData, peer, NO_DATA);
-            return;
-        }
-        PendingAdmission pending = new PendingAdmission(e, new ConnectRequest(peer, safeLocal(child), clientData),
-                offered);
-        admitting.add(pending);
-        pending.decision(Mono.defer(() -> Objects.requireNonNull(acceptor.admit(pending.request),
-                        "the acceptor returned null instead of a Mono"))
-                .timeout(config.option(RdmaOption.ACCEPT_TIMEOUT))
-                .subscribe(a -> cm.execute(() -> decided(pending, a)),
-                        err -> cm.execute(() -> decisionFailed(pending, err)),
-                        () -> cm.execute(() -> decisionFailed(pending, null))));
-    }
-
-    /** rdma_cm thread: the acceptor answered. */
-    private void decided(PendingAdmission p, Admission a) {
-        if (!p.settle()) {
-            return;
-        }
-        admitting.remove(p);
-        CmId child = p.event.id();
-        InetSocketAddress peer = p.request.remoteAddress();
-        if (stopped) {
-            reject(child, peer, Rejection.SHUTTING_DOWN, "the server is shutting down");
-        } else if (!a.isAccepted()) {
-            reject(child, peer, Rejection.REFUSED, a.reason());
-        } else {
-            setUp(p.event, p.offered, p.request.privateData(), peer, a.privateData());
-        }
-    }
-
-    /** rdma_cm thread: the acceptor failed, completed empty ({@code error} null) or timed out. */
-    private void decisionFailed(PendingAdmission p, Throwable error) {
-        if (!p.settle()) {
-            return;
-        }
-        admitting.remove(p);
-        InetSocketAddress peer = p.request.remoteAddress();
-        if (error instanceof TimeoutException) {
-            EngineLog.warn("server " + address + ": the acceptor did not answer " + peer + " within "
-                    + config.option(RdmaOption.ACCEPT_TIMEOUT) + "; rejected");
-            reject(p.event.id(), peer, Rejection.ACCEPT_TIMEOUT, "the server did not decide within "
-                    + config.option(RdmaOption.ACCEPT_TIMEOUT));
-        } else if (error == null) {
-            EngineLog.warn("server " + address + ": the acceptor completed without a decision for " + peer
-                    + "; rejected");
-            reject(p.event.id(), peer, Rejection.SERVER_ERROR, "the server made no decision");
-        } else {
-            EngineLog.error("server " + address + ": the acceptor failed for " + peer + "; rejected", error);
-            reject(p.event.id(), peer, Rejection.SERVER_ERROR, "the server's acceptor failed");
+        publish(new ConnectionEvent(CmEvents.map(e.type()), e.status(), e.privateDataTrimmed(), null));
+        if (e.type() == CmEventType.DEVICE_REMOVAL) {
+            // The listening id's device is gone: this server cannot accept anything any more.
+            EngineLog.warn("server " + address + ": its RDMA device was removed; disposing the server");
+            engine.deviceRemoved(listener);
+            dispose();
         }
     }
 
@@ -204,7 +121,7 @@ public final class EngineServer implements DisposableRdmaServer {
             c = new EngineConnection(cm, child, device, config, true, sharedReceives(device));
         } catch (RuntimeException ex) {
             EngineLog.error("server " + address + ": cannot set up a connection for " + peer + "; rejecting", ex);
-            reject(child, peer, Rejection.SERVER_ERROR, "the server cannot set up a connection: " + ex.getMessage());
+            admission.reject(child, peer, Rejection.SERVER_ERROR, "the server cannot set up a connection: " + ex.getMessage());
             return;
         }
         c.applyPeerOffer(offered);
@@ -221,7 +138,14 @@ public final class EngineServer implements DisposableRdmaServer {
         try {
             Publisher<Void> p = handler.apply(new ConnectionHandle(c, false));
             Mono.from(p).subscribe(null, err -> {
-                EngineLog.error("server " + address + ": the handler of " + c + " failed", err);
+                if (c.closedInOrder(err)) {
+                    // The handler's send or receive ended because its connection closed without a failure
+                    // (the peer disconnected, or this side disposed it): how a handler normally ends.
+                    EngineLog.debug("server " + address + ": the handler of " + c + " ended with its connection: "
+                            + err.getMessage());
+                } else {
+                    EngineLog.error("server " + address + ": the handler of " + c + " failed", err);
+                }
                 c.dispose();
             }, c::dispose);
         } catch (RuntimeException ex) {
@@ -297,41 +221,6 @@ public final class EngineServer implements DisposableRdmaServer {
         }
     }
 
-    /** rdma_cm thread: rejects a request nothing was allocated for, telling the peer why, and destroys its id. */
-    private void reject(CmId child, InetSocketAddress peer, Rejection why, String reason) {
-        byte[] data = RejectData.encode(why, reason);
-        try {
-            rejectQuietly(child, data);
-        } finally {
-            child.close();
-        }
-        publish(new ConnectionEvent(ConnectionEvent.Type.REJECTED, 0, data, peer));
-    }
-
-    private static void rejectQuietly(CmId child, byte[] data) {
-        try {
-            child.reject(data);
-        } catch (RuntimeException ignored) {
-            // the peer gave up already, or sees a timeout instead
-        }
-    }
-
-    private static InetSocketAddress safeLocal(CmId id) {
-        try {
-            return id.localAddress();
-        } catch (RuntimeException e) {
-            return null;
-        }
-    }
-
-    private static InetSocketAddress safePeer(CmId id) {
-        try {
-            return id.peerAddress();
-        } catch (RuntimeException e) {
-            return null;
-        }
-    }
-
     private void connectionClosed(EngineConnection c) {
         connections.remove(c);
         if (connections.isEmpty()) {
@@ -355,12 +244,7 @@ public final class EngineServer implements DisposableRdmaServer {
         stopped = true;
         cm.unregister(listener);
         listener.close();
-        for (PendingAdmission p : new ArrayList<>(admitting)) {
-            if (p.settle()) {
-                reject(p.event.id(), p.request.remoteAddress(), Rejection.SHUTTING_DOWN, "the server is shutting down");
-            }
-        }
-        admitting.clear();
+        admission.stop();
         if (connections.isEmpty()) {
             drained.tryEmitEmpty();
         }

@@ -365,6 +365,16 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         return closeCause;
     }
 
+    /**
+     * Whether {@code error}, which ended something of this connection (a server handler), only says that the
+     * connection closed without a failure: closing now or closed, on dispose() or the peer's disconnect, with
+     * no cause (an error completion, a broken queue pair, a removed device or a protocol violation is one).
+     * Any thread.
+     */
+    public boolean closedInOrder(Throwable error) {
+        return error instanceof ConnectionClosedException && closeRequested && closeCause == null;
+    }
+
     ConnectionClosedException closedError(String what) {
         Throwable cause = closeCause;
         return cause != null
