@@ -139,9 +139,9 @@ public final class EngineConnection implements CompletionTarget, PollerClient {
         this.poller = resources.cq.poller;
         this.flow = new FlowControl(config.option(RdmaOption.SEND_QUEUE_DEPTH), config.option(RdmaOption.RECEIVE_QUEUE_DEPTH));
         PendingOperations pending = resources.cq.pending;
-        this.send = new SendQueue(description, resources.qp, pending, this, poller, this, flow, resources.creditWord,
-                resources.inlineLimit, config.option(RdmaOption.SEND_QUEUE_DEPTH),
-                config.option(RdmaOption.SIGNAL_INTERVAL), metrics, this::requestFlush, this::close, this::closedError);
+        this.send = new SendQueue(new SendQueue.Wiring(description, resources.qp, pending, this, poller, this, flow,
+                resources.creditWord, resources.inlineLimit, config.option(RdmaOption.SEND_QUEUE_DEPTH),
+                config.option(RdmaOption.SIGNAL_INTERVAL), metrics), this::requestFlush, this::close, this::closedError);
         this.receive = new ReceiveQueue(description, resources.qp, pending, this, poller, flow, metrics,
                 resources.receiveBuffers, config.option(RdmaOption.RECEIVE_BUFFER_SIZE), this::requestFlush,
                 e -> close(new RdmaException(description + ": ibv_post_recv failed: " + e.getMessage(), e)));
