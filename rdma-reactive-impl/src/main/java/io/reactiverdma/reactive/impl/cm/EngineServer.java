@@ -124,8 +124,8 @@ public final class EngineServer implements DisposableRdmaServer {
             admission.reject(child, peer, Rejection.SERVER_ERROR, "the server cannot set up a connection: " + ex.getMessage());
             return;
         }
-        c.applyPeerOffer(offered);
-        c.peerPrivateData(clientData);
+        c.agreement().applyPeerOffer(offered);
+        c.agreement().peerPrivateData(clientData);
         // The server published this request above: the connection records it without forwarding it again.
         c.emit(new ConnectionEvent(ConnectionEvent.Type.CONNECT_REQUEST, e.status(), e.privateDataTrimmed(), peer), false);
         c.setEventListener(this::publish);
@@ -133,7 +133,7 @@ public final class EngineServer implements DisposableRdmaServer {
         connections.add(c);
         c.onDispose().subscribe(null, null, () -> connectionClosed(c));
         cm.register(child, c::onCmEvent);
-        c.rejectIfClosedBeforeAccept(RejectData.encode(Rejection.SERVER_ERROR,
+        c.unaccepted().arm(RejectData.encode(Rejection.SERVER_ERROR,
                 "the server closed the connection before accepting it"));
         try {
             Publisher<Void> p = handler.apply(new ConnectionHandle(c, false));
@@ -151,7 +151,7 @@ public final class EngineServer implements DisposableRdmaServer {
         } catch (RuntimeException ex) {
             EngineLog.error("server " + address + ": the handler threw for " + c + "; rejecting", ex);
             // the close rejects the peer (rather than letting it wait for its connect timeout)
-            c.rejectIfClosedBeforeAccept(RejectData.encode(Rejection.SERVER_ERROR, "the server's handler failed"));
+            c.unaccepted().arm(RejectData.encode(Rejection.SERVER_ERROR, "the server's handler failed"));
             c.dispose();
             return;
         }
@@ -159,7 +159,7 @@ public final class EngineServer implements DisposableRdmaServer {
         // request, so receives are posted) have run: the peer may send as soon as it is accepted.
         // On a shared receive queue also once an SRQ receive is kept for the client's hello (see
         // CreditWordHandshake): a refill may have to provide it; ACCEPT_TIMEOUT bounds the wait.
-        c.poller.execute(() -> c.whenPeerHelloCanArrive(() -> cm.execute(() -> accept(c, child, offered, peer,
+        c.poller.execute(() -> c.agreement().whenPeerHelloCanArrive(() -> cm.execute(() -> accept(c, child, offered, peer,
                 acceptData)), config.option(RdmaOption.ACCEPT_TIMEOUT)));
     }
 
@@ -169,17 +169,17 @@ public final class EngineServer implements DisposableRdmaServer {
         if (c.isDisposed()) {
             // closed already (by the handler, or a hello that found no receive in time): the peer hears why
             // now, unless the close's disconnect told it first; the close destroys the id after that
-            c.rejectUnaccepted();
+            c.unaccepted().rejectNow();
             return;
         }
-        c.accepting();
+        c.unaccepted().accepting();
         try {
             // Framework peers get this side's answer and the acceptor's data; plain peers (no offer) only the
             // acceptor's data, as it is (none: no private data).
-            byte[] reply = offered != null ? c.offer().encode(acceptData) : acceptData.length > 0 ? acceptData : null;
+            byte[] reply = offered != null ? c.agreement().offer().encode(acceptData) : acceptData.length > 0 ? acceptData : null;
             ConnectParams.applyAckTimeout(config, child);
             child.accept(ConnectParams.connParam(config, engine.device(child.device()), reply));
-            c.applyMinRnrTimer(); // the QP is in RTS now
+            c.agreement().applyMinRnrTimer(); // the QP is in RTS now
         } catch (NativeCallException ex) {
             if (ex.errno() == EINVAL) {
                 // What a peer that already gave up (its connect timed out, its id is gone) leaves behind: seen
