@@ -2,6 +2,7 @@ package io.reactiverdma.reactive.impl;
 
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaTransportConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -97,8 +98,10 @@ abstract class HandlerEndContract {
     void closeStack() {
     }
 
+    /** The connect timeout is the stack's step bound: a cold JVM's first connect under emulation takes longer than 10 s. */
     private RdmaTransportConfig config() {
-        return RdmaTransportConfig.defaults().withHost(host()).withPort(0);
+        return RdmaTransportConfig.defaults().withHost(host()).withPort(0)
+                .withOption(RdmaOption.CONNECT_TIMEOUT, waitBound());
     }
 
     /** Binds a server whose handler is {@code handler}; {@code ended} counts down after the engine saw it end. */

@@ -1,8 +1,6 @@
 package io.reactiverdma.reactive.impl.cm;
 
-import io.reactiverdma.reactive.impl.connection.ConnectionHandle;
 import io.reactiverdma.reactive.impl.connection.EngineConnection;
-import io.reactiverdma.reactive.impl.connection.Negotiation;
 import io.reactiverdma.reactive.impl.connection.SharedReceives;
 import io.reactiverdma.reactive.impl.device.DeviceResources;
 import io.reactiverdma.reactive.impl.support.CmEvents;
@@ -12,7 +10,6 @@ import io.reactiverdma.cm.CmEventType;
 import io.reactiverdma.cm.PortSpace;
 import io.reactiverdma.reactive.impl.verbs.CmEventInfo;
 import io.reactiverdma.reactive.impl.verbs.CmId;
-import io.reactiverdma.natives.NativeCallException;
 import io.reactiverdma.reactive.ConnectionEvent;
 import io.reactiverdma.reactive.ConnectionRejectedException.Rejection;
 import io.reactiverdma.reactive.DisposableRdmaServer;
@@ -27,21 +24,23 @@ import reactor.core.publisher.Sinks;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
-import static io.reactiverdma.natives.Errno.EINVAL;
-
 /**
- * A listening rdma_cm id. Each CONNECT_REQUEST is admitted first (checked private data, the connection limit,
- * then the application's acceptor, asynchronously), with nothing allocated; an admitted one becomes an
- * {@link EngineConnection} whose QP is created, whose handler is called (so it can ask for receives before
- * the peer may send), and which is then accepted. A request refused anywhere is rejected with a
- * {@link RejectData reason the client reads}.
+ * A listening rdma_cm id and the connections it accepted: its lifecycle (graceful and immediate shutdown),
+ * its events, and its shared receive queue on each device. Each CONNECT_REQUEST is admitted first
+ * ({@link AdmissionControl}: checked private data, the connection limit, then the application's acceptor,
+ * asynchronously), with nothing allocated; an admitted one is set up ({@link ConnectionSetup}: an
+ * {@link EngineConnection} whose QP is created, whose handler is called, and which is then accepted). A
+ * request refused anywhere is rejected with a {@link RejectData reason the client reads}.
  */
 public final class EngineServer implements DisposableRdmaServer {
     private static final int BACKLOG = 128;
@@ -65,7 +64,7 @@ public final class EngineServer implements DisposableRdmaServer {
     /** Completes once {@link #stopped} and no connection is left. */
     private final Sinks.Empty<Void> drained = Sinks.empty();
     /** With SHARED_RECEIVE_QUEUE_DEPTH: this server's SRQ on each device it accepted on (rdma_cm thread). */
-    private final java.util.Map<DeviceResources, SharedReceives> sharedReceives = new java.util.HashMap<>();
+    private final Map<DeviceResources, SharedReceives> sharedReceives = new HashMap<>();
     /**
      * SRQs the device reported broken (SRQ_ERR) and replaced: their connections were all failed, but may still
      * be closing on them, so they are given back with the others when the server is done (rdma_cm thread).
@@ -89,8 +88,9 @@ public final class EngineServer implements DisposableRdmaServer {
         }
         this.listener = id;
         this.address = id.localAddress();
-        this.admission = new AdmissionControl("server " + address, config, cm, connections::size, this::setUp,
-                this::publish);
+        this.admission = new AdmissionControl("server " + address, config, cm, connections::size,
+                new ConnectionSetup("server " + address, engine, cm, config, handler, this::sharedReceives,
+                        this::publish, this::opened, this::reject)::setUp, this::publish);
         cm.register(id, this::onListenerEvent);
     }
 
@@ -105,94 +105,6 @@ public final class EngineServer implements DisposableRdmaServer {
             EngineLog.warn("server " + address + ": its RDMA device was removed; disposing the server");
             engine.deviceRemoved(listener);
             dispose();
-        }
-    }
-
-    /**
-     * rdma_cm thread: creates the connection of an admitted request, calls the handler, and accepts once the
-     * receives the handler asked for are posted.
-     */
-    private void setUp(CmEventInfo e, Negotiation offered, byte[] clientData, InetSocketAddress peer,
-            byte[] acceptData) {
-        CmId child = e.id();
-        EngineConnection c;
-        try {
-            DeviceResources device = engine.device(child.device());
-            c = new EngineConnection(cm, child, device, config, true, sharedReceives(device));
-        } catch (RuntimeException ex) {
-            EngineLog.error("server " + address + ": cannot set up a connection for " + peer + "; rejecting", ex);
-            admission.reject(child, peer, Rejection.SERVER_ERROR, "the server cannot set up a connection: " + ex.getMessage());
-            return;
-        }
-        c.agreement().applyPeerOffer(offered);
-        c.agreement().peerPrivateData(clientData);
-        // The server published this request above: the connection records it without forwarding it again.
-        c.emit(new ConnectionEvent(ConnectionEvent.Type.CONNECT_REQUEST, e.status(), e.privateDataTrimmed(), peer), false);
-        c.setEventListener(this::publish);
-        engine.track(c);
-        connections.add(c);
-        c.onDispose().subscribe(null, null, () -> connectionClosed(c));
-        cm.register(child, c::onCmEvent);
-        c.unaccepted().arm(RejectData.encode(Rejection.SERVER_ERROR,
-                "the server closed the connection before accepting it"));
-        try {
-            Publisher<Void> p = handler.apply(new ConnectionHandle(c, false));
-            Mono.from(p).subscribe(null, err -> {
-                if (c.closedInOrder(err)) {
-                    // The handler's send or receive ended because its connection closed without a failure
-                    // (the peer disconnected, or this side disposed it): how a handler normally ends.
-                    EngineLog.debug("server " + address + ": the handler of " + c + " ended with its connection: "
-                            + err.getMessage());
-                } else {
-                    EngineLog.error("server " + address + ": the handler of " + c + " failed", err);
-                }
-                c.dispose();
-            }, c::dispose);
-        } catch (RuntimeException ex) {
-            EngineLog.error("server " + address + ": the handler threw for " + c + "; rejecting", ex);
-            // the close rejects the peer (rather than letting it wait for its connect timeout)
-            c.unaccepted().arm(RejectData.encode(Rejection.SERVER_ERROR, "the server's handler failed"));
-            c.dispose();
-            return;
-        }
-        // Accept once the tasks the handler handed to the connection's poller (receive() and its first
-        // request, so receives are posted) have run: the peer may send as soon as it is accepted.
-        // On a shared receive queue also once an SRQ receive is kept for the client's hello (see
-        // CreditWordHandshake): a refill may have to provide it; ACCEPT_TIMEOUT bounds the wait.
-        c.poller.execute(() -> c.agreement().whenPeerHelloCanArrive(() -> cm.execute(() -> accept(c, child, offered, peer,
-                acceptData)), config.option(RdmaOption.ACCEPT_TIMEOUT)));
-    }
-
-    /** rdma_cm thread. */
-    private void accept(EngineConnection c, CmId child, Negotiation offered, InetSocketAddress peer,
-            byte[] acceptData) {
-        if (c.isDisposed()) {
-            // closed already (by the handler, or a hello that found no receive in time): the peer hears why
-            // now, unless the close's disconnect told it first; the close destroys the id after that
-            c.unaccepted().rejectNow();
-            return;
-        }
-        c.unaccepted().accepting();
-        try {
-            // Framework peers get this side's answer and the acceptor's data; plain peers (no offer) only the
-            // acceptor's data, as it is (none: no private data).
-            byte[] reply = offered != null ? c.agreement().offer().encode(acceptData) : acceptData.length > 0 ? acceptData : null;
-            ConnectParams.applyAckTimeout(config, child);
-            child.accept(ConnectParams.connParam(config, engine.device(child.device()), reply));
-            c.agreement().applyMinRnrTimer(); // the QP is in RTS now
-        } catch (NativeCallException ex) {
-            if (ex.errno() == EINVAL) {
-                // What a peer that already gave up (its connect timed out, its id is gone) leaves behind: seen
-                // under emulation when a cold client JVM's first connect outlasts its timeout. Not a server fault.
-                EngineLog.warn("server " + address + ": " + peer + " gave up before its connection was accepted ("
-                        + ex.getMessage() + "); dropped");
-            } else {
-                EngineLog.error("server " + address + ": rdma_accept failed for " + c, ex);
-            }
-            c.dispose();
-        } catch (RuntimeException ex) {
-            EngineLog.error("server " + address + ": rdma_accept failed for " + c, ex);
-            c.dispose();
         }
     }
 
@@ -219,6 +131,17 @@ public final class EngineServer implements DisposableRdmaServer {
         synchronized (events) {
             events.tryEmitNext(e);
         }
+    }
+
+    /** rdma_cm thread: rejects a request whose set-up failed (see {@link AdmissionControl#reject}). */
+    private void reject(CmId child, InetSocketAddress peer, Rejection why, String reason) {
+        admission.reject(child, peer, why, reason);
+    }
+
+    /** rdma_cm thread: a connection was set up; it counts until its close completes. */
+    private void opened(EngineConnection c) {
+        connections.add(c);
+        c.onDispose().subscribe(null, null, () -> connectionClosed(c));
     }
 
     private void connectionClosed(EngineConnection c) {
@@ -312,7 +235,7 @@ public final class EngineServer implements DisposableRdmaServer {
             srqs.addAll(brokenSharedReceives);
             sharedReceives.clear();
             brokenSharedReceives.clear();
-            java.util.concurrent.atomic.AtomicInteger left = new java.util.concurrent.atomic.AtomicInteger(srqs.size() + 1);
+            AtomicInteger left = new AtomicInteger(srqs.size() + 1);
             Runnable oneDone = () -> {
                 if (left.decrementAndGet() == 0) {
                     synchronized (events) {
