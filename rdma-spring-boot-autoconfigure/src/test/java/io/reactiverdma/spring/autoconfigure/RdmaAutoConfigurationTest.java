@@ -356,7 +356,7 @@ class RdmaAutoConfigurationTest {
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(RdmaClientCustomizer.class, () -> c -> c.observer(mine).metrics(true, () -> myRecorder))
                 .run(ctx -> {
-                    RdmaTransportConfig c = ctx.getBean(RdmaClient.class).configuration();
+                    io.reactiverdma.reactive.RdmaClientConfig c = ctx.getBean(RdmaClient.class).configuration();
                     assertThat(c.observer()).isSameAs(mine);
                     assertThat(c.metricsRecorder().get()).isSameAs(myRecorder);
                 });

@@ -104,7 +104,7 @@ public final class ClientConnector {
                 case ROUTE_RESOLVED -> {
                     early.add(event);
                     DeviceResources device = engine.device(id.device());
-                    connection = new EngineConnection(cm, id, device, config, false);
+                    connection = new EngineConnection(cm, id, device, config, false, null);
                     engine.track(connection);
                     // Closed before ESTABLISHED (its poller failed, its device went away): the attempt fails now
                     // rather than at the connect timeout.
@@ -117,7 +117,7 @@ public final class ClientConnector {
                     early.forEach(connection::emit);
                     ConnectParams.applyAckTimeout(config, id);
                     id.connect(ConnectParams.connParam(config, device,
-                            connection.offer().encode(config.privateData())));
+                            connection.agreement().offer().encode(config.privateData())));
                 }
                 case ESTABLISHED -> {
                     Negotiation answer = Negotiation.decode(e.privateData());
@@ -135,9 +135,9 @@ public final class ClientConnector {
                     engine.untrack(this);
                     timer.cancel(false);
                     EngineConnection c = connection;
-                    c.applyMinRnrTimer(); // librdmacm moved the QP to RTS before reporting ESTABLISHED
-                    c.peerPrivateData(serverData);
-                    c.applyPeerOffer(answer);
+                    c.agreement().applyMinRnrTimer(); // librdmacm moved the QP to RTS before reporting ESTABLISHED
+                    c.agreement().peerPrivateData(serverData);
+                    c.agreement().applyPeerOffer(answer);
                     cm.register(id, c::onCmEvent);
                     c.emit(event);
                     c.established(() -> signal(() -> {

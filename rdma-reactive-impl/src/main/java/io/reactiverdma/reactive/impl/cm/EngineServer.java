@@ -1,8 +1,6 @@
 package io.reactiverdma.reactive.impl.cm;
 
-import io.reactiverdma.reactive.impl.connection.ConnectionHandle;
 import io.reactiverdma.reactive.impl.connection.EngineConnection;
-import io.reactiverdma.reactive.impl.connection.Negotiation;
 import io.reactiverdma.reactive.impl.connection.SharedReceives;
 import io.reactiverdma.reactive.impl.device.DeviceResources;
 import io.reactiverdma.reactive.impl.support.CmEvents;
@@ -12,13 +10,8 @@ import io.reactiverdma.cm.CmEventType;
 import io.reactiverdma.cm.PortSpace;
 import io.reactiverdma.reactive.impl.verbs.CmEventInfo;
 import io.reactiverdma.reactive.impl.verbs.CmId;
-import io.reactiverdma.natives.NativeCallException;
-import io.reactiverdma.reactive.Admission;
-import io.reactiverdma.reactive.ConnectRequest;
-import io.reactiverdma.reactive.ConnectionAcceptor;
 import io.reactiverdma.reactive.ConnectionEvent;
 import io.reactiverdma.reactive.ConnectionRejectedException.Rejection;
-import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaOption;
@@ -31,27 +24,26 @@ import reactor.core.publisher.Sinks;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
-import static io.reactiverdma.natives.Errno.EINVAL;
-
 /**
- * A listening rdma_cm id. Each CONNECT_REQUEST is admitted first (checked private data, the connection limit,
- * then the application's acceptor, asynchronously), with nothing allocated; an admitted one becomes an
- * {@link EngineConnection} whose QP is created, whose handler is called (so it can ask for receives before
- * the peer may send), and which is then accepted. A request refused anywhere is rejected with a
- * {@link RejectData reason the client reads}.
+ * A listening rdma_cm id and the connections it accepted: its lifecycle (graceful and immediate shutdown),
+ * its events, and its shared receive queue on each device. Each CONNECT_REQUEST is admitted first
+ * ({@link AdmissionControl}: checked private data, the connection limit, then the application's acceptor,
+ * asynchronously), with nothing allocated; an admitted one is set up ({@link ConnectionSetup}: an
+ * {@link EngineConnection} whose QP is created, whose handler is called, and which is then accepted). A
+ * request refused anywhere is rejected with a {@link RejectData reason the client reads}.
  */
 public final class EngineServer implements DisposableRdmaServer {
     private static final int BACKLOG = 128;
-    private static final byte[] NO_DATA = new byte[0];
 
     private final EngineContext engine;
     private final CmEventLoop cm;
@@ -65,14 +57,14 @@ public final class EngineServer implements DisposableRdmaServer {
     private final Sinks.Empty<Void> disposed = Sinks.empty();
     private final AtomicBoolean disposing = new AtomicBoolean();
     private final AtomicBoolean graceful = new AtomicBoolean();
-    /** Requests waiting for the acceptor (rdma_cm thread only). */
-    private final Set<PendingAdmission> admitting = new HashSet<>();
+    /** Checks each connection request before anything is allocated for it (rdma_cm thread). */
+    private final AdmissionControl admission;
     /** No request is admitted any more (set on the rdma_cm thread). */
     private volatile boolean stopped;
     /** Completes once {@link #stopped} and no connection is left. */
     private final Sinks.Empty<Void> drained = Sinks.empty();
     /** With SHARED_RECEIVE_QUEUE_DEPTH: this server's SRQ on each device it accepted on (rdma_cm thread). */
-    private final java.util.Map<DeviceResources, SharedReceives> sharedReceives = new java.util.HashMap<>();
+    private final Map<DeviceResources, SharedReceives> sharedReceives = new HashMap<>();
     /**
      * SRQs the device reported broken (SRQ_ERR) and replaced: their connections were all failed, but may still
      * be closing on them, so they are given back with the others when the server is done (rdma_cm thread).
@@ -96,179 +88,23 @@ public final class EngineServer implements DisposableRdmaServer {
         }
         this.listener = id;
         this.address = id.localAddress();
+        this.admission = new AdmissionControl("server " + address, config, cm, connections::size,
+                new ConnectionSetup("server " + address, engine, cm, config, handler, this::sharedReceives,
+                        this::publish, this::opened, this::reject)::setUp, this::publish);
         cm.register(id, this::onListenerEvent);
     }
 
     private void onListenerEvent(CmEventInfo e) {
-        if (e.type() != CmEventType.CONNECT_REQUEST) {
-            publish(new ConnectionEvent(CmEvents.map(e.type()), e.status(), e.privateDataTrimmed(), null));
-            if (e.type() == CmEventType.DEVICE_REMOVAL) {
-                // The listening id's device is gone: this server cannot accept anything any more.
-                EngineLog.warn("server " + address + ": its RDMA device was removed; disposing the server");
-                engine.deviceRemoved(listener);
-                dispose();
-            }
+        if (e.type() == CmEventType.CONNECT_REQUEST) {
+            admission.request(e);
             return;
         }
-        CmId child = e.id();
-        InetSocketAddress peer = safePeer(child);
-        publish(new ConnectionEvent(ConnectionEvent.Type.CONNECT_REQUEST, e.status(),
-                e.privateDataTrimmed(), peer));
-        if (stopped) {
-            reject(child, peer, Rejection.SHUTTING_DOWN, "the server is shutting down");
-            return;
-        }
-        Negotiation offered = Negotiation.decode(e.privateData());
-        byte[] clientData = offered != null ? Negotiation.applicationData(e.privateData()) : e.privateDataTrimmed();
-        if (clientData == null) {
-            // Checked before anything is allocated: the peer is untrusted.
-            EngineLog.warn("server " + address + ": the connect request of " + peer + " has malformed private "
-                    + "data (its length byte claims more than the " + e.privateData().length
-                    + " bytes that arrived); rejected");
-            reject(child, peer, Rejection.INVALID_REQUEST, "malformed private data: the length byte claims more "
-                    + "than arrived");
-            return;
-        }
-        int max = config.option(RdmaOption.MAX_CONNECTIONS);
-        if (connections.size() + admitting.size() >= max) {
-            EngineLog.debug("server " + address + ": " + peer + " rejected: " + max + " connections already");
-            reject(child, peer, Rejection.CONNECTION_LIMIT, "the server has its maximum of " + max
-                    + (max == 1 ? " connection" : " connections"));
-            return;
-        }
-        ConnectionAcceptor acceptor = config.acceptor();
-        if (acceptor == null) {
-            setUp(e, offered, clientData, peer, NO_DATA);
-            return;
-        }
-        PendingAdmission pending = new PendingAdmission(e, new ConnectRequest(peer, safeLocal(child), clientData),
-                offered);
-        admitting.add(pending);
-        pending.decision(Mono.defer(() -> Objects.requireNonNull(acceptor.admit(pending.request),
-                        "the acceptor returned null instead of a Mono"))
-                .timeout(config.option(RdmaOption.ACCEPT_TIMEOUT))
-                .subscribe(a -> cm.execute(() -> decided(pending, a)),
-                        err -> cm.execute(() -> decisionFailed(pending, err)),
-                        () -> cm.execute(() -> decisionFailed(pending, null))));
-    }
-
-    /** rdma_cm thread: the acceptor answered. */
-    private void decided(PendingAdmission p, Admission a) {
-        if (!p.settle()) {
-            return;
-        }
-        admitting.remove(p);
-        CmId child = p.event.id();
-        InetSocketAddress peer = p.request.remoteAddress();
-        if (stopped) {
-            reject(child, peer, Rejection.SHUTTING_DOWN, "the server is shutting down");
-        } else if (!a.isAccepted()) {
-            reject(child, peer, Rejection.REFUSED, a.reason());
-        } else {
-            setUp(p.event, p.offered, p.request.privateData(), peer, a.privateData());
-        }
-    }
-
-    /** rdma_cm thread: the acceptor failed, completed empty ({@code error} null) or timed out. */
-    private void decisionFailed(PendingAdmission p, Throwable error) {
-        if (!p.settle()) {
-            return;
-        }
-        admitting.remove(p);
-        InetSocketAddress peer = p.request.remoteAddress();
-        if (error instanceof TimeoutException) {
-            EngineLog.warn("server " + address + ": the acceptor did not answer " + peer + " within "
-                    + config.option(RdmaOption.ACCEPT_TIMEOUT) + "; rejected");
-            reject(p.event.id(), peer, Rejection.ACCEPT_TIMEOUT, "the server did not decide within "
-                    + config.option(RdmaOption.ACCEPT_TIMEOUT));
-        } else if (error == null) {
-            EngineLog.warn("server " + address + ": the acceptor completed without a decision for " + peer
-                    + "; rejected");
-            reject(p.event.id(), peer, Rejection.SERVER_ERROR, "the server made no decision");
-        } else {
-            EngineLog.error("server " + address + ": the acceptor failed for " + peer + "; rejected", error);
-            reject(p.event.id(), peer, Rejection.SERVER_ERROR, "the server's acceptor failed");
-        }
-    }
-
-    /**
-     * rdma_cm thread: creates the connection of an admitted request, calls the handler, and accepts once the
-     * receives the handler asked for are posted.
-     */
-    private void setUp(CmEventInfo e, Negotiation offered, byte[] clientData, InetSocketAddress peer,
-            byte[] acceptData) {
-        CmId child = e.id();
-        EngineConnection c;
-        try {
-            DeviceResources device = engine.device(child.device());
-            c = new EngineConnection(cm, child, device, config, true, sharedReceives(device));
-        } catch (RuntimeException ex) {
-            EngineLog.error("server " + address + ": cannot set up a connection for " + peer + "; rejecting", ex);
-            reject(child, peer, Rejection.SERVER_ERROR, "the server cannot set up a connection: " + ex.getMessage());
-            return;
-        }
-        c.applyPeerOffer(offered);
-        c.peerPrivateData(clientData);
-        // The server published this request above: the connection records it without forwarding it again.
-        c.emit(new ConnectionEvent(ConnectionEvent.Type.CONNECT_REQUEST, e.status(), e.privateDataTrimmed(), peer), false);
-        c.setEventListener(this::publish);
-        engine.track(c);
-        connections.add(c);
-        c.onDispose().subscribe(null, null, () -> connectionClosed(c));
-        cm.register(child, c::onCmEvent);
-        c.rejectIfClosedBeforeAccept(RejectData.encode(Rejection.SERVER_ERROR,
-                "the server closed the connection before accepting it"));
-        try {
-            Publisher<Void> p = handler.apply(new ConnectionHandle(c, false));
-            Mono.from(p).subscribe(null, err -> {
-                EngineLog.error("server " + address + ": the handler of " + c + " failed", err);
-                c.dispose();
-            }, c::dispose);
-        } catch (RuntimeException ex) {
-            EngineLog.error("server " + address + ": the handler threw for " + c + "; rejecting", ex);
-            // the close rejects the peer (rather than letting it wait for its connect timeout)
-            c.rejectIfClosedBeforeAccept(RejectData.encode(Rejection.SERVER_ERROR, "the server's handler failed"));
-            c.dispose();
-            return;
-        }
-        // Accept once the tasks the handler handed to the connection's poller (receive() and its first
-        // request, so receives are posted) have run: the peer may send as soon as it is accepted.
-        // On a shared receive queue also once an SRQ receive is kept for the client's hello (see
-        // CreditWordHandshake): a refill may have to provide it; ACCEPT_TIMEOUT bounds the wait.
-        c.poller.execute(() -> c.whenPeerHelloCanArrive(() -> cm.execute(() -> accept(c, child, offered, peer,
-                acceptData)), config.option(RdmaOption.ACCEPT_TIMEOUT)));
-    }
-
-    /** rdma_cm thread. */
-    private void accept(EngineConnection c, CmId child, Negotiation offered, InetSocketAddress peer,
-            byte[] acceptData) {
-        if (c.isDisposed()) {
-            // closed already (by the handler, or a hello that found no receive in time): the peer hears why
-            // now, unless the close's disconnect told it first; the close destroys the id after that
-            c.rejectUnaccepted();
-            return;
-        }
-        c.accepting();
-        try {
-            // Framework peers get this side's answer and the acceptor's data; plain peers (no offer) only the
-            // acceptor's data, as it is (none: no private data).
-            byte[] reply = offered != null ? c.offer().encode(acceptData) : acceptData.length > 0 ? acceptData : null;
-            ConnectParams.applyAckTimeout(config, child);
-            child.accept(ConnectParams.connParam(config, engine.device(child.device()), reply));
-            c.applyMinRnrTimer(); // the QP is in RTS now
-        } catch (NativeCallException ex) {
-            if (ex.errno() == EINVAL) {
-                // What a peer that already gave up (its connect timed out, its id is gone) leaves behind: seen
-                // under emulation when a cold client JVM's first connect outlasts its timeout. Not a server fault.
-                EngineLog.warn("server " + address + ": " + peer + " gave up before its connection was accepted ("
-                        + ex.getMessage() + "); dropped");
-            } else {
-                EngineLog.error("server " + address + ": rdma_accept failed for " + c, ex);
-            }
-            c.dispose();
-        } catch (RuntimeException ex) {
-            EngineLog.error("server " + address + ": rdma_accept failed for " + c, ex);
-            c.dispose();
+        publish(new ConnectionEvent(CmEvents.map(e.type()), e.status(), e.privateDataTrimmed(), null));
+        if (e.type() == CmEventType.DEVICE_REMOVAL) {
+            // The listening id's device is gone: this server cannot accept anything any more.
+            EngineLog.warn("server " + address + ": its RDMA device was removed; disposing the server");
+            engine.deviceRemoved(listener);
+            dispose();
         }
     }
 
@@ -297,39 +133,15 @@ public final class EngineServer implements DisposableRdmaServer {
         }
     }
 
-    /** rdma_cm thread: rejects a request nothing was allocated for, telling the peer why, and destroys its id. */
+    /** rdma_cm thread: rejects a request whose set-up failed (see {@link AdmissionControl#reject}). */
     private void reject(CmId child, InetSocketAddress peer, Rejection why, String reason) {
-        byte[] data = RejectData.encode(why, reason);
-        try {
-            rejectQuietly(child, data);
-        } finally {
-            child.close();
-        }
-        publish(new ConnectionEvent(ConnectionEvent.Type.REJECTED, 0, data, peer));
+        admission.reject(child, peer, why, reason);
     }
 
-    private static void rejectQuietly(CmId child, byte[] data) {
-        try {
-            child.reject(data);
-        } catch (RuntimeException ignored) {
-            // the peer gave up already, or sees a timeout instead
-        }
-    }
-
-    private static InetSocketAddress safeLocal(CmId id) {
-        try {
-            return id.localAddress();
-        } catch (RuntimeException e) {
-            return null;
-        }
-    }
-
-    private static InetSocketAddress safePeer(CmId id) {
-        try {
-            return id.peerAddress();
-        } catch (RuntimeException e) {
-            return null;
-        }
+    /** rdma_cm thread: a connection was set up; it counts until its close completes. */
+    private void opened(EngineConnection c) {
+        connections.add(c);
+        c.onDispose().subscribe(null, null, () -> connectionClosed(c));
     }
 
     private void connectionClosed(EngineConnection c) {
@@ -355,12 +167,7 @@ public final class EngineServer implements DisposableRdmaServer {
         stopped = true;
         cm.unregister(listener);
         listener.close();
-        for (PendingAdmission p : new ArrayList<>(admitting)) {
-            if (p.settle()) {
-                reject(p.event.id(), p.request.remoteAddress(), Rejection.SHUTTING_DOWN, "the server is shutting down");
-            }
-        }
-        admitting.clear();
+        admission.stop();
         if (connections.isEmpty()) {
             drained.tryEmitEmpty();
         }
@@ -428,7 +235,7 @@ public final class EngineServer implements DisposableRdmaServer {
             srqs.addAll(brokenSharedReceives);
             sharedReceives.clear();
             brokenSharedReceives.clear();
-            java.util.concurrent.atomic.AtomicInteger left = new java.util.concurrent.atomic.AtomicInteger(srqs.size() + 1);
+            AtomicInteger left = new AtomicInteger(srqs.size() + 1);
             Runnable oneDone = () -> {
                 if (left.decrementAndGet() == 0) {
                     synchronized (events) {

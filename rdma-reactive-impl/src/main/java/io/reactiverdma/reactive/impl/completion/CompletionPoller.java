@@ -101,6 +101,15 @@ public final class CompletionPoller implements CompletionQueue.Handler {
         return Thread.currentThread() == thread;
     }
 
+    /**
+     * Whether the calling thread may touch the state this poller's clients own: it is the poller thread, or
+     * the poller has ended and the caller runs a task handed over since (one at a time, in order: see
+     * {@link TaskHandOff}). What the owner-thread assertions check.
+     */
+    public boolean ownsCurrentThread() {
+        return Thread.currentThread() == thread || tasks.runningOnCaller();
+    }
+
     /** Why polling stopped, or null while it runs. */
     public Throwable failure() {
         return failure;

@@ -51,6 +51,11 @@ class TaskHandOff {
         return true;
     }
 
+    /** Whether the caller runs a task handed over after the poller ended (under this hand-off's lock). */
+    boolean runningOnCaller() {
+        return terminated && Thread.holdsLock(tasks);
+    }
+
     /** Nothing handed over waits (approximate from other threads). */
     boolean isEmpty() {
         return tasks.isEmpty();

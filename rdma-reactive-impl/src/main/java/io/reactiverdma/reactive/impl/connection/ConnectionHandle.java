@@ -1,5 +1,7 @@
 package io.reactiverdma.reactive.impl.connection;
 
+import io.reactiverdma.reactive.impl.support.EngineLog;
+
 import io.reactiverdma.reactive.ConnectionEvent;
 import io.reactiverdma.reactive.ExposedRegion;
 import io.reactiverdma.reactive.RemoteAccess;
@@ -46,8 +48,26 @@ public final class ConnectionHandle implements RdmaConnection {
         this.core = core;
         this.operations = new OperationFactory(core, this, core.memoryPool(), core.config().callbackScheduler());
         if (closeWhenDropped) {
-            CLEANER.register(this, core::dropped); // references the core only, never this handle
+            CLEANER.register(this, () -> dropped(core)); // references the core only, never this handle
         }
+    }
+
+    /**
+     * A client's handle became unreachable without dispose() (a value Reactor dropped, as a downstream
+     * {@code timeout} does with a late connection, or an application that lost it): its connection is closed
+     * rather than leak its queue pair, buffers and poller. The cleaner's thread.
+     */
+    private static void dropped(EngineConnection core) {
+        if (!core.isDisposed()) {
+            EngineLog.warn(core.description() + " was dropped without dispose() (for example a timeout after "
+                    + "connect() discarded it); closing it");
+            core.dispose();
+        }
+    }
+
+    /** The connection behind this handle (for the engine's own tests). */
+    EngineConnection core() {
+        return core;
     }
 
     /** A publisher that keeps this handle reachable while subscribed. */
@@ -127,22 +147,22 @@ public final class ConnectionHandle implements RdmaConnection {
 
     @Override
     public byte[] peerPrivateData() {
-        return core.peerPrivateData();
+        return core.agreement().peerPrivateData();
     }
 
     @Override
     public RdmaMemory memory() {
-        return core.memory();
+        return core.memoryPool();
     }
 
     @Override
     public int maxMessageSize() {
-        return core.maxMessageSize();
+        return core.agreement().maxMessageSize();
     }
 
     @Override
     public boolean creditFlowControl() {
-        return core.creditFlowControl();
+        return core.agreement().creditFlowControl();
     }
 
     @Override

@@ -88,7 +88,7 @@ final class OperationFactory {
         Objects.requireNonNull(messages, "messages");
         return Mono.<Void>create(sink -> {
             refuseIfClosed();
-            int max = connection.maxMessageSize();
+            int max = connection.agreement().maxMessageSize();
             int slotSize = Math.max(1, Math.min(max, pool.maxAllocationSize()));
             int window = Math.max(1, Math.min(connection.sendDepth(), pool.maxAllocationSize() / slotSize));
             EngineBuffer staging = pool.allocatePooled(window * slotSize);
@@ -231,7 +231,7 @@ final class OperationFactory {
      */
     private void refuseIfClosed() {
         if (connection.isDisposed()) {
-            throw connection.closedError("refused");
+            throw connection.closing.closedError("refused");
         }
     }
 
@@ -240,11 +240,11 @@ final class OperationFactory {
     }
 
     private void checkMessageSize(int n) {
-        int max = connection.maxMessageSize();
+        int max = connection.agreement().maxMessageSize();
         if (n > max) {
             throw new InvalidRequestException(InvalidRequestException.Reason.MESSAGE_TOO_LARGE,
                     "a " + n + "-byte message does not fit the receiver's " + max + "-byte receive buffers ("
-                            + (connection.peerReceiveBufferSize() > 0 ? "as the peer announced"
+                            + (connection.agreement().peerReceiveBufferSize() > 0 ? "as the peer announced"
                             : "this side's RECEIVE_BUFFER_SIZE; the peer did not announce its own") + ")");
         }
     }
