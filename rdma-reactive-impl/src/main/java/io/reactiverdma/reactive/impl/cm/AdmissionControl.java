@@ -11,7 +11,7 @@ import io.reactiverdma.reactive.ConnectionAcceptor;
 import io.reactiverdma.reactive.ConnectionEvent;
 import io.reactiverdma.reactive.ConnectionRejectedException.Rejection;
 import io.reactiverdma.reactive.RdmaOption;
-import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.RdmaServerConfig;
 import reactor.core.publisher.Mono;
 
 import java.net.InetSocketAddress;
@@ -39,7 +39,7 @@ final class AdmissionControl {
     }
 
     private final String server;
-    private final RdmaTransportConfig config;
+    private final RdmaServerConfig config;
     private final CmEventLoop cm;
     private final IntSupplier openConnections;
     private final Admitted admitted;
@@ -49,7 +49,7 @@ final class AdmissionControl {
     /** No request is admitted any more. */
     private boolean stopped;
 
-    AdmissionControl(String server, RdmaTransportConfig config, CmEventLoop cm, IntSupplier openConnections,
+    AdmissionControl(String server, RdmaServerConfig config, CmEventLoop cm, IntSupplier openConnections,
             Admitted admitted, Consumer<ConnectionEvent> publish) {
         this.server = server;
         this.config = config;
