@@ -244,6 +244,14 @@ public final class DeviceResources {
                     "rdma-poller-" + POLLER_IDS.incrementAndGet() + "-" + context.name() + "-shared", true, key);
             if (!h.tryReserve(entries)) {
                 h.stop();
+                Throwable pollerFailure = h.poller.failure();
+                if (pollerFailure != null) {
+                    // the new CQ's poller failed before this connection could reserve room on it (seen once
+                    // in LoopbackEngineDefectsTest with an injected ibv_poll_cq failure): not the caller's input,
+                    // and not typed here, so the step that asked (a connect, a datagram bind) wraps it in its own
+                    throw new IllegalStateException("the completion poller of a new completion queue on "
+                            + context.name() + " failed: " + pollerFailure.getMessage(), pollerFailure);
+                }
                 throw new io.reactiverdma.reactive.InvalidRequestException(
                         io.reactiverdma.reactive.InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
                         "send plus receive queue depth (" + entries + ") exceeds the device's max_cqe (" + maxCqe + ")");
