@@ -144,11 +144,19 @@ public final class CompletionQueue extends NativeResource {
         Reference.reachabilityFence(wcs);
         if (n < 0) {
             wcs.count(0);
-            // a provider code, not an errno (mlx5's CQ_POLL_ERR is -2: "errno 2, No such file" misled)
-            throw new NativeCallException("ibv_poll_cq", 0, description() + ": the provider returned " + n);
+            throw pollFailure(description(), n);
         }
         wcs.count(n);
         return n;
+    }
+
+    /**
+     * A negative return of {@code ibv_poll_cq}: a provider code, not an errno (mlx5's {@code CQ_POLL_ERR} is
+     * -2; read as an errno it said "errno 2, No such file or directory"), so the exception carries errno 0 and
+     * names the code.
+     */
+    static NativeCallException pollFailure(String cq, int rc) {
+        return new NativeCallException("ibv_poll_cq", 0, cq + ": the provider returned " + rc);
     }
 
     /**

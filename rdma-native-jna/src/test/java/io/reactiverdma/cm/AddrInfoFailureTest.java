@@ -23,4 +23,14 @@ class AddrInfoFailureTest {
         assertEquals(22, RdmaAddrInfo.failure(-1, 22, "x").errno());
         assertEquals(110, RdmaAddrInfo.failure(-11, 110, "x").errno());
     }
+
+    @Test
+    void minusOneWithoutErrnoAndAnUnknownCodeAreNamedWithNoErrno() {
+        NativeCallException noErrno = RdmaAddrInfo.failure(-1, 0, "x");
+        assertEquals(0, noErrno.errno(), noErrno.getMessage());
+        assertTrue(noErrno.getMessage().contains("getaddrinfo code -1"), noErrno.getMessage());
+        NativeCallException unknown = RdmaAddrInfo.failure(-99, 5, "x");
+        assertEquals(0, unknown.errno(), "errno 5 belongs to another call: " + unknown.getMessage());
+        assertTrue(unknown.getMessage().contains("getaddrinfo code -99"), unknown.getMessage());
+    }
 }

@@ -158,6 +158,56 @@ class SendSideDefectsTest {
         assertEquals(executed, got, "the peer got exactly the requests that succeeded or were abandoned, once");
     }
 
+    // ------------------------------------------------------------------------------ native finding 8
+    /**
+     * Native-layer finding 8: rxe queues a whole chain, then rings the doorbell and returns that write's error
+     * without setting {@code bad_wr} (the loopback's refusal at index -1). "Not set" must count as "all
+     * posted": each request then ends by what the device did with it (completed, flushed, or abandoned with
+     * the QP, "may have executed"), never as "not posted" while the device still reads its buffer, and the
+     * peer gets exactly the requests that succeeded or were abandoned. Before (bad_wr -1 mapped to 0) all
+     * eight failed "were not posted" although the device executed them.
+     */
+    @Test
+    void aRefusalWithoutBadWrCountsTheWholeChainAsPostedAndEndsEachByWhatTheDeviceDid() throws Exception {
+        RdmaConnection client = connect();
+        List<Integer> got = collect(serverSide(0));
+        StepVerifier.create(client.send(message(-1, 8))).expectComplete().verify(WAIT);
+        List<CompletableFuture<Void>> results = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            results.add(new CompletableFuture<>());
+        }
+        LoopbackQueuePair qp = clientQp();
+        client.send(message(-2, 8)).doOnSuccess(v -> {
+            stack.faults().refuseNextPost(LoopbackFaults.Post.SEND, qp, -1, Errno.EIO);
+            for (int i = 0; i < 8; i++) {
+                CompletableFuture<Void> r = results.get(i);
+                client.send(message(i, 8)).subscribe(null, r::completeExceptionally, () -> r.complete(null));
+            }
+        }).block(WAIT);
+
+        List<Integer> executed = new ArrayList<>(List.of(-1, -2));
+        for (int i = 0; i < 8; i++) {
+            Throwable e;
+            try {
+                results.get(i).get(20, TimeUnit.SECONDS);
+                executed.add(i);
+                continue;
+            } catch (ExecutionException failed) {
+                e = failed.getCause();
+            }
+            assertFalse(e.getMessage().contains("not posted"), "request " + i + " was posted: " + e);
+            assertInstanceOf(ConnectionClosedException.class, e, "request " + i);
+            if (e.getMessage().contains("abandoned with its queue pair")) {
+                assertTrue(e.getMessage().contains("may have executed"), e.getMessage());
+                executed.add(i);
+            } else {
+                assertTrue(e.getMessage().contains("was flushed"), e.getMessage());
+            }
+        }
+        StepVerifier.create(client.onDispose()).expectComplete().verify(WAIT);
+        assertEquals(executed, got, "the peer got exactly the requests that succeeded or were abandoned, once");
+    }
+
     // ----------------------------------------------------------------------------------------- 16
     /**
      * Finding 16: the chain 0, 1, 2 is refused at 1, and request 1's subscriber throws from onError (a raw

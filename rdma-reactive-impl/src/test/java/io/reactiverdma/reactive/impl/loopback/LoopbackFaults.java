@@ -111,7 +111,9 @@ public final class LoopbackFaults {
     /**
      * The next post of {@code kind} (on {@code qp}, or on any QP when null) whose chain has more than
      * {@code index} requests is refused at {@code index} with {@code errno}: the requests before it are
-     * posted and complete.
+     * posted and complete. An {@code index} of -1 (sends only) is rxe's failed doorbell: the whole chain is
+     * queued and will complete, yet the post fails without setting {@code bad_wr}, which the verbs adapter
+     * maps through {@code PostRefusedException.firstNotPosted}.
      */
     public synchronized void refuseNextPost(Post kind, QueuePair qp, int index, int errno) {
         postRefusals.add(new PostRefusal(kind, qp, index, errno));

@@ -179,6 +179,10 @@ public final class LoopbackQueuePair implements QueuePair {
                     posted++;
                     sendRequestsPosted++;
                 }
+                if (f != null && f.index() < 0) { // as rxe's failed doorbell: all queued, bad_wr not set
+                    throw refused("ibv_post_send", f.errno(), PostRefusedException.firstNotPosted(-1, chain.count()),
+                            "injected fault after queuing the chain, bad_wr not set");
+                }
             } finally {
                 if (posted > 0) {
                     afterPost();
