@@ -195,6 +195,11 @@ final class SendChain {
             if (buildFailure != null) {
                 refusal = new RdmaException(description + ": building a chain of " + n + " work requests failed ("
                         + buildFailure + "); none was posted", buildFailure);
+            } else if (failure != null && accepted == n) {
+                // a refusal that did not say where (no bad_wr, as rxe's failed doorbell): the device took all
+                refusal = new RdmaException(description + ": ibv_post_send failed for a chain of " + n + " ("
+                        + failure.getMessage() + ") without saying which request it refused: all " + n
+                        + " count as posted", failure);
             } else if (failure != null) {
                 refusal = new RdmaException(description + ": ibv_post_send refused work request " + accepted
                         + " of a chain of " + n + " (" + failure.getMessage() + "); it and the " + (n - accepted - 1)
