@@ -114,16 +114,35 @@ public class RdmaProperties {
         BUSY_SPIN
     }
 
-    /** The options both a client and a server have (RdmaOption); every default is the API's. */
-    public abstract static class Transport {
+    /** What a client, a server and a datagram endpoint all have (RdmaOption); every default is the API's. */
+    public abstract static class Endpoint {
         /**
-         * Client: the server's address (unset: give it per connection with RdmaClient.host(..)); server: the
-         * local address to listen on (required). Either way an address on an RDMA device's netdev.
+         * Client: the server's address (unset: give it per connection with RdmaClient.host(..)); server and
+         * datagram endpoint: the local address to bind (a server requires it). Either way an address on an RDMA
+         * device's netdev.
          */
         private String host;
 
-        /** The rdma_cm port (a literal, so the metadata shows it: RdmaTransportConfig.DEFAULT_PORT); a server takes 0 as "any free port". */
+        /** The rdma_cm port (a literal, so the metadata shows it: RdmaTransportConfig.DEFAULT_PORT); a server or datagram endpoint takes 0 as "any free port". */
         private int port = 7471;
+
+        /** Send queue slots: outstanding sends, WRITEs, READs and atomics per connection, or datagrams in flight (1..16384). */
+        private int sendQueueDepth = 128;
+
+        /** Receive buffers per connection or endpoint: the most receives posted (and credits advertised); datagrams arriving while all are full are dropped (1..16384). */
+        private int receiveQueueDepth = 64;
+
+        /** Completions taken per ibv_poll_cq call (1..1024). */
+        private int pollBatchSize = 32;
+
+        /** Per-connection (per-endpoint) or shared completion queues (and so poller threads). */
+        private CompletionQueueMode completionQueueMode = CompletionQueueMode.SHARED;
+
+        /** What completion pollers do when idle. */
+        private IdleStrategy idleStrategy = IdleStrategy.EVENT_DRIVEN;
+
+        /** The backoff idle strategy's steps (used when idle-strategy is backoff). */
+        private final Backoff backoff = new Backoff();
 
         public String getHost() {
             return host;
@@ -141,11 +160,60 @@ public class RdmaProperties {
             this.port = port;
         }
 
-        /** Send queue slots: outstanding sends, WRITEs, READs and atomics per connection (1..16384). */
-        private int sendQueueDepth = 128;
+        public int getSendQueueDepth() {
+            return sendQueueDepth;
+        }
 
-        /** Receive buffers per connection: the most receives posted and credits advertised (1..16384). */
-        private int receiveQueueDepth = 64;
+        public void setSendQueueDepth(int sendQueueDepth) {
+            this.sendQueueDepth = sendQueueDepth;
+        }
+
+        public int getReceiveQueueDepth() {
+            return receiveQueueDepth;
+        }
+
+        public void setReceiveQueueDepth(int receiveQueueDepth) {
+            this.receiveQueueDepth = receiveQueueDepth;
+        }
+
+        public int getPollBatchSize() {
+            return pollBatchSize;
+        }
+
+        public void setPollBatchSize(int pollBatchSize) {
+            this.pollBatchSize = pollBatchSize;
+        }
+
+        public CompletionQueueMode getCompletionQueueMode() {
+            return completionQueueMode;
+        }
+
+        public void setCompletionQueueMode(CompletionQueueMode completionQueueMode) {
+            this.completionQueueMode = completionQueueMode;
+        }
+
+        public IdleStrategy getIdleStrategy() {
+            return idleStrategy;
+        }
+
+        public void setIdleStrategy(IdleStrategy idleStrategy) {
+            this.idleStrategy = idleStrategy;
+        }
+
+        public Backoff getBackoff() {
+            return backoff;
+        }
+    }
+
+    /** The options both a client and a server have beyond the endpoint's (RdmaOption); every default is the API's. */
+    public abstract static class Transport extends Endpoint {
+
+
+
+
+
+
+
 
         /** Size of each receive buffer: the largest message this side receives (8B..4MB). */
         private DataSize receiveBufferSize = DataSize.ofBytes(4096);
@@ -153,20 +221,12 @@ public class RdmaProperties {
         /** Sends of at most this size are posted inline (0..256B; the device may grant less). */
         private DataSize maxInlineData = DataSize.ofBytes(64);
 
-        /** Completions taken per ibv_poll_cq call (1..1024). */
-        private int pollBatchSize = 32;
 
         /** Offer credit-based flow control to the peer (used when both sides offer it). */
         private boolean creditFlowControl = true;
 
-        /** Per-connection or shared completion queues (and so poller threads). */
-        private CompletionQueueMode completionQueueMode = CompletionQueueMode.SHARED;
 
-        /** What completion pollers do when idle. */
-        private IdleStrategy idleStrategy = IdleStrategy.EVENT_DRIVEN;
 
-        /** The backoff idle strategy's steps (used when idle-strategy is backoff). */
-        private final Backoff backoff = new Backoff();
 
         /** Outstanding RDMA READs and atomics this side issues: the initiator depth (1..255). */
         private int readAtomicDepth = 4;
@@ -250,21 +310,9 @@ public class RdmaProperties {
             this.completionVector = completionVector;
         }
 
-        public int getSendQueueDepth() {
-            return sendQueueDepth;
-        }
 
-        public void setSendQueueDepth(int sendQueueDepth) {
-            this.sendQueueDepth = sendQueueDepth;
-        }
 
-        public int getReceiveQueueDepth() {
-            return receiveQueueDepth;
-        }
 
-        public void setReceiveQueueDepth(int receiveQueueDepth) {
-            this.receiveQueueDepth = receiveQueueDepth;
-        }
 
         public DataSize getReceiveBufferSize() {
             return receiveBufferSize;
@@ -282,13 +330,7 @@ public class RdmaProperties {
             this.maxInlineData = maxInlineData;
         }
 
-        public int getPollBatchSize() {
-            return pollBatchSize;
-        }
 
-        public void setPollBatchSize(int pollBatchSize) {
-            this.pollBatchSize = pollBatchSize;
-        }
 
         public boolean isCreditFlowControl() {
             return creditFlowControl;
@@ -298,25 +340,10 @@ public class RdmaProperties {
             this.creditFlowControl = creditFlowControl;
         }
 
-        public CompletionQueueMode getCompletionQueueMode() {
-            return completionQueueMode;
-        }
 
-        public void setCompletionQueueMode(CompletionQueueMode completionQueueMode) {
-            this.completionQueueMode = completionQueueMode;
-        }
 
-        public IdleStrategy getIdleStrategy() {
-            return idleStrategy;
-        }
 
-        public void setIdleStrategy(IdleStrategy idleStrategy) {
-            this.idleStrategy = idleStrategy;
-        }
 
-        public Backoff getBackoff() {
-            return backoff;
-        }
 
         public int getReadAtomicDepth() {
             return readAtomicDepth;
@@ -543,30 +570,14 @@ public class RdmaProperties {
      * The RdmaDatagram bean (unreliable datagrams and multicast): a configuration that binds nothing until
      * asked ({@code RdmaDatagram.bind()}).
      */
-    public static class Datagram {
-        /** The local address to bind to (an address of an RDMA device's netdev); unset: give it with RdmaDatagram.host(..). */
-        private String host;
+    public static class Datagram extends Endpoint {
 
-        /** The rdma_cm UDP port space port to bind (0: any free port). */
-        private int port = 7471;
 
-        /** Datagrams in flight: the send queue's slots (1..16384). */
-        private int sendQueueDepth = 128;
 
-        /** Receive buffers: datagrams arriving while all are full or undelivered are dropped (1..16384). */
-        private int receiveQueueDepth = 64;
 
-        /** Completions taken per ibv_poll_cq call (1..1024). */
-        private int pollBatchSize = 32;
 
-        /** Per-endpoint or shared completion queues (and so poller threads). */
-        private CompletionQueueMode completionQueueMode = CompletionQueueMode.SHARED;
 
-        /** What completion pollers do when idle. */
-        private IdleStrategy idleStrategy = IdleStrategy.EVENT_DRIVEN;
 
-        /** The backoff idle strategy's steps (used when idle-strategy is backoff). */
-        private final Backoff backoff = new Backoff();
 
         /** Limit for resolving a peer's address (1ms..2^31-1ms). */
         private Duration connectTimeout = Duration.ofSeconds(10);
@@ -577,65 +588,20 @@ public class RdmaProperties {
         /** How long a resolved peer is trusted before the next send resolves it again (1ms..2^31-1ms). */
         private Duration peerRefresh = Duration.ofSeconds(10);
 
-        public String getHost() {
-            return host;
-        }
 
-        public void setHost(String host) {
-            this.host = host;
-        }
 
-        public int getPort() {
-            return port;
-        }
 
-        public void setPort(int port) {
-            this.port = port;
-        }
 
-        public int getSendQueueDepth() {
-            return sendQueueDepth;
-        }
 
-        public void setSendQueueDepth(int sendQueueDepth) {
-            this.sendQueueDepth = sendQueueDepth;
-        }
 
-        public int getReceiveQueueDepth() {
-            return receiveQueueDepth;
-        }
 
-        public void setReceiveQueueDepth(int receiveQueueDepth) {
-            this.receiveQueueDepth = receiveQueueDepth;
-        }
 
-        public int getPollBatchSize() {
-            return pollBatchSize;
-        }
 
-        public void setPollBatchSize(int pollBatchSize) {
-            this.pollBatchSize = pollBatchSize;
-        }
 
-        public CompletionQueueMode getCompletionQueueMode() {
-            return completionQueueMode;
-        }
 
-        public void setCompletionQueueMode(CompletionQueueMode completionQueueMode) {
-            this.completionQueueMode = completionQueueMode;
-        }
 
-        public IdleStrategy getIdleStrategy() {
-            return idleStrategy;
-        }
 
-        public void setIdleStrategy(IdleStrategy idleStrategy) {
-            this.idleStrategy = idleStrategy;
-        }
 
-        public Backoff getBackoff() {
-            return backoff;
-        }
 
         public Duration getConnectTimeout() {
             return connectTimeout;
