@@ -6,6 +6,7 @@ import io.reactiverdma.reactive.RdmaClient;
 import io.reactiverdma.reactive.RdmaDatagram;
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaServer;
+import io.reactiverdma.reactive.RdmaTransport;
 import io.reactiverdma.reactive.RdmaTransportConfig;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.util.unit.DataSize;
@@ -26,70 +27,6 @@ final class RdmaTransportSettings {
         this.prefix = prefix;
     }
 
-    /**
-     * How a configuration type takes a host, a port and an option. Today's API has one such type per role with
-     * no common base, so there is one of these per role; configure(..) below is the one place that applies a
-     * {@link RdmaTransportConfig}.
-     */
-    interface Setters<B> {
-        B host(B target, String host);
-
-        B port(B target, int port);
-
-        <T> B option(B target, RdmaOption<T> option, T value);
-    }
-
-    private static final Setters<RdmaClient> CLIENT = new Setters<>() {
-        @Override
-        public RdmaClient host(RdmaClient c, String host) {
-            return c.host(host);
-        }
-
-        @Override
-        public RdmaClient port(RdmaClient c, int port) {
-            return c.port(port);
-        }
-
-        @Override
-        public <T> RdmaClient option(RdmaClient c, RdmaOption<T> option, T value) {
-            return c.option(option, value);
-        }
-    };
-
-    private static final Setters<RdmaServer> SERVER = new Setters<>() {
-        @Override
-        public RdmaServer host(RdmaServer s, String host) {
-            return s.host(host);
-        }
-
-        @Override
-        public RdmaServer port(RdmaServer s, int port) {
-            return s.port(port);
-        }
-
-        @Override
-        public <T> RdmaServer option(RdmaServer s, RdmaOption<T> option, T value) {
-            return s.option(option, value);
-        }
-    };
-
-    private static final Setters<RdmaDatagram> DATAGRAM = new Setters<>() {
-        @Override
-        public RdmaDatagram host(RdmaDatagram d, String host) {
-            return d.host(host);
-        }
-
-        @Override
-        public RdmaDatagram port(RdmaDatagram d, int port) {
-            return d.port(port);
-        }
-
-        @Override
-        public <T> RdmaDatagram option(RdmaDatagram d, RdmaOption<T> option, T value) {
-            return d.option(option, value);
-        }
-    };
-
     /** The client properties applied to {@code client} (host only when set). */
     static RdmaClient configure(RdmaClient client, RdmaProperties.Client properties) {
         RdmaTransportSettings s = new RdmaTransportSettings(RdmaProperties.PREFIX + ".client");
@@ -104,7 +41,7 @@ final class RdmaTransportSettings {
         if (properties.getLocalAddress() != null) {
             s.option("local-address", RdmaOption.LOCAL_ADDRESS, properties.getLocalAddress());
         }
-        return configure(client, s.config, CLIENT);
+        return configure(client, s.config);
     }
 
     /** The server properties applied to {@code server}; the host is required. */
@@ -122,37 +59,35 @@ final class RdmaTransportSettings {
                 properties.getSharedReceiveQueueDepth());
         s.option("shared-receive-queue-group", RdmaOption.SHARED_RECEIVE_QUEUE_GROUP,
                 properties.getSharedReceiveQueueGroup());
-        return configure(server, s.config, SERVER);
+        return configure(server, s.config);
     }
 
     /** The datagram properties applied to {@code datagram} (host only when set). */
     static RdmaDatagram configure(RdmaDatagram datagram, RdmaProperties.Datagram properties) {
         RdmaTransportSettings s = new RdmaTransportSettings(RdmaProperties.PREFIX + ".datagram");
         s.address(properties.getHost(), properties.getPort());
-        s.option("send-queue-depth", RdmaOption.SEND_QUEUE_DEPTH, properties.getSendQueueDepth());
-        s.option("receive-queue-depth", RdmaOption.RECEIVE_QUEUE_DEPTH, properties.getReceiveQueueDepth());
-        s.option("poll-batch-size", RdmaOption.POLL_BATCH_SIZE, properties.getPollBatchSize());
-        s.option("completion-queue-mode", RdmaOption.COMPLETION_QUEUE_MODE, properties.getCompletionQueueMode());
-        s.option("idle-strategy", RdmaOption.IDLE_STRATEGY,
-                s.idleStrategy(properties.getIdleStrategy(), properties.getBackoff()));
+        s.endpoint(properties);
         s.option("connect-timeout", RdmaOption.CONNECT_TIMEOUT, properties.getConnectTimeout());
         s.option("address-handles", RdmaOption.DATAGRAM_ADDRESS_HANDLES, properties.getAddressHandles());
         s.option("peer-refresh", RdmaOption.DATAGRAM_PEER_REFRESH, properties.getPeerRefresh());
-        return configure(datagram, s.config, DATAGRAM);
+        return configure(datagram, s.config);
     }
 
-    /** {@code c}'s host (when set), port and options applied to {@code target}: the one place that does it. */
-    private static <B> B configure(B target, RdmaTransportConfig c, Setters<B> setters) {
-        B configured = c.host() != null ? setters.host(target, c.host()) : target;
-        configured = setters.port(configured, c.port());
+    /**
+     * {@code c}'s host (when set), port and options applied to {@code target}: the one place that does it, for
+     * every role through the API's shared transport base.
+     */
+    private static <B extends RdmaTransport<B, ?>> B configure(B target, RdmaTransportConfig c) {
+        B configured = c.host() != null ? target.host(c.host()) : target;
+        configured = configured.port(c.port());
         for (Map.Entry<RdmaOption<?>, Object> e : c.options().entrySet()) {
-            configured = withOption(configured, setters, e.getKey(), e.getValue());
+            configured = withOption(configured, e.getKey(), e.getValue());
         }
         return configured;
     }
 
-    private static <B, T> B withOption(B target, Setters<B> setters, RdmaOption<T> option, Object value) {
-        return setters.option(target, option, option.type().cast(value));
+    private static <B extends RdmaTransport<B, ?>, T> B withOption(B target, RdmaOption<T> option, Object value) {
+        return target.option(option, option.type().cast(value));
     }
 
     private void address(String host, int port) {
@@ -170,15 +105,21 @@ final class RdmaTransportSettings {
         }
     }
 
+    /** What every role has: queue depths, poll batch, CQ mode and idle strategy. */
+    private void endpoint(RdmaProperties.Endpoint e) {
+        option("send-queue-depth", RdmaOption.SEND_QUEUE_DEPTH, e.getSendQueueDepth());
+        option("receive-queue-depth", RdmaOption.RECEIVE_QUEUE_DEPTH, e.getReceiveQueueDepth());
+        option("poll-batch-size", RdmaOption.POLL_BATCH_SIZE, e.getPollBatchSize());
+        option("completion-queue-mode", RdmaOption.COMPLETION_QUEUE_MODE, e.getCompletionQueueMode());
+        option("idle-strategy", RdmaOption.IDLE_STRATEGY, idleStrategy(e.getIdleStrategy(), e.getBackoff()));
+    }
+
+    /** What a client and a server have beyond the endpoint's. */
     private void transport(RdmaProperties.Transport t) {
-        option("send-queue-depth", RdmaOption.SEND_QUEUE_DEPTH, t.getSendQueueDepth());
-        option("receive-queue-depth", RdmaOption.RECEIVE_QUEUE_DEPTH, t.getReceiveQueueDepth());
+        endpoint(t);
         option("receive-buffer-size", RdmaOption.RECEIVE_BUFFER_SIZE, bytes("receive-buffer-size", t.getReceiveBufferSize()));
         option("max-inline-data", RdmaOption.MAX_INLINE_DATA, bytes("max-inline-data", t.getMaxInlineData()));
-        option("poll-batch-size", RdmaOption.POLL_BATCH_SIZE, t.getPollBatchSize());
         option("credit-flow-control", RdmaOption.CREDIT_FLOW_CONTROL, t.isCreditFlowControl());
-        option("completion-queue-mode", RdmaOption.COMPLETION_QUEUE_MODE, t.getCompletionQueueMode());
-        option("idle-strategy", RdmaOption.IDLE_STRATEGY, idleStrategy(t.getIdleStrategy(), t.getBackoff()));
         option("read-atomic-depth", RdmaOption.READ_ATOMIC_DEPTH, t.getReadAtomicDepth());
         option("rnr-retry-count", RdmaOption.RNR_RETRY_COUNT, t.getRnrRetryCount());
         option("min-rnr-timer", RdmaOption.MIN_RNR_TIMER, t.getMinRnrTimer());
