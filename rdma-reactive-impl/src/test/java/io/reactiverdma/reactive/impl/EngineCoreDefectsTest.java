@@ -36,6 +36,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -319,6 +320,11 @@ class EngineCoreDefectsTest {
         AtomicInteger sent = new AtomicInteger();
         for (int i = 0; i < 5; i++) {
             peer.send(text("m" + i)).subscribe(null, e -> { }, sent::incrementAndGet);
+        }
+        // awaited first (a loaded machine may take long to deliver one), then given time to go wrong
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while ((got.get() < 1 || sent.get() < 1) && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(1_000_000);
         }
         StepVerifier.create(Mono.delay(Duration.ofMillis(500))).expectNextCount(1).expectComplete().verify(WAIT);
         assertEquals(1, got.get(), "the subscriber asked for one message");

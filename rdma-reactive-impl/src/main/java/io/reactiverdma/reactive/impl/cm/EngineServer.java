@@ -96,6 +96,11 @@ public final class EngineServer implements DisposableRdmaServer {
 
     private void onListenerEvent(CmEventInfo e) {
         if (e.type() == CmEventType.CONNECT_REQUEST) {
+            if (graceful.get()) {
+                // a request that reached this thread before the stopListening task queued by disposeGracefully:
+                // refused all the same, as the graceful shutdown promises from the moment it is asked for
+                stopListening();
+            }
             admission.request(e);
             return;
         }
