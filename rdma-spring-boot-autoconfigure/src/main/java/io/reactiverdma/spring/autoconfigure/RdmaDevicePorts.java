@@ -32,8 +32,11 @@ final class RdmaDevicePorts {
                 if (Files.isDirectory(portsDir)) {
                     try (Stream<Path> ps = Files.list(portsDir)) {
                         for (Path port : ps.toList()) {
-                            ports.put(port.getFileName().toString(), state(port.resolve("state")));
+                            ports.put(port.getFileName().toString(), stateOrUnreadable(port.resolve("state")));
                         }
+                    } catch (IOException gone) {
+                        // the device went between listing it and listing its ports
+                        ports.put("?", "UNREADABLE (" + gone.getMessage() + ")");
                     }
                 }
                 devices.put(dev.getFileName().toString(), ports);
@@ -47,6 +50,19 @@ final class RdmaDevicePorts {
     /** Whether some port of some device is ACTIVE. */
     static boolean anyActive(Map<String, Map<String, String>> devices) {
         return devices.values().stream().anyMatch(ports -> ports.containsValue("ACTIVE"));
+    }
+
+    /**
+     * The port's state, or "UNREADABLE (...)" when its file cannot be read: a device being removed keeps its
+     * sysfs directory for a moment while reading its files fails with ENODEV ("No such device"); the other
+     * devices are still reported.
+     */
+    private static String stateOrUnreadable(Path file) {
+        try {
+            return state(file);
+        } catch (IOException e) {
+            return "UNREADABLE (" + e.getMessage() + ")";
+        }
     }
 
     private static String state(Path file) throws IOException {
