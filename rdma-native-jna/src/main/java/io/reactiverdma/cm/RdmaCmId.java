@@ -156,9 +156,7 @@ public final class RdmaCmId extends NativeResource {
      * as long as the ids on it.)
      */
     private static VerbsContext holding(long verbs) {
-        ByteBuffer count = NativeMemory.allocate(8);
-        long list = LibRdmacm.rdma_get_devices(NativeMemory.address(count));
-        Reference.reachabilityFence(count);
+        long list = referenceTo(verbs);
         Runnable drop = list == 0 ? null : new Runnable() {
             private final java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -188,6 +186,51 @@ public final class RdmaCmId extends NativeResource {
             }
             throw e;
         }
+    }
+
+    /**
+     * A list of {@code rdma_get_devices} holding a reference to {@code verbs} alone (0 when librdmacm does not
+     * list it): librdmacm counts a reference on every device of a list, so keeping the whole list would keep
+     * every device of the host open, and the kernel could not finish removing any of them while this process
+     * lives (seen on rxe: a device added after the engine's first list could not be deleted). The references to
+     * the other devices are dropped at once ({@code rdma_free_devices} on a list of them alone, which frees that
+     * array as librdmacm's own); the original array is freed without dropping anything.
+     */
+    private static long referenceTo(long verbs) {
+        ByteBuffer count = NativeMemory.allocate(8);
+        long list = LibRdmacm.rdma_get_devices(NativeMemory.address(count));
+        Reference.reachabilityFence(count);
+        if (list == 0) {
+            return 0;
+        }
+        int n = count.getInt(0);
+        Pointer all = new Pointer(list);
+        boolean listed = false;
+        for (int i = 0; i < n; i++) {
+            listed |= all.getLong(8L * i) == verbs;
+        }
+        if (!listed) {
+            LibRdmacm.rdma_free_devices(list);
+            return 0;
+        }
+        // arrays that rdma_free_devices may free(): malloc'ed, NULL-terminated
+        long mine = Native.malloc(16);
+        long others = Native.malloc(8L * n);
+        Pointer m = new Pointer(mine);
+        m.setLong(0, verbs);
+        m.setLong(8, 0);
+        Pointer o = new Pointer(others);
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            long ctx = all.getLong(8L * i);
+            if (ctx != verbs) {
+                o.setLong(8L * k++, ctx);
+            }
+        }
+        o.setLong(8L * k, 0);
+        LibRdmacm.rdma_free_devices(others);
+        Native.free(list);
+        return mine;
     }
 
     /** Wraps the new id a CONNECT_REQUEST carries; the caller owns it. */
