@@ -151,12 +151,7 @@ class BatchingAndStreamingTest {
         }
         // The connection closes (a device that refuses an accounted-for post is not trusted with more).
         client.onDispose().block(WAIT);
-        // The peer delivers on its own thread: what it got is known once its receive has ended (the close ends it).
-        try {
-            serverDone.get(10, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException endedByTheClose) {
-            // how the close ends the peer's receive is not what this test is about
-        }
+        awaitEnd(serverDone);
         assertEquals(List.of(-1, -2, 0, 1, 2), got, "the peer got exactly the requests before bad_wr");
     }
 
@@ -164,11 +159,12 @@ class BatchingAndStreamingTest {
     void anUnsignalledFailureFailsItselfTheOnesBeforeSucceedAndTheRestFlush() throws Exception {
         RdmaConnection client = connect();
         RdmaConnection srv = serverSide();
+        CompletableFuture<Void> serverDone = new CompletableFuture<>();
         List<Integer> got = new CopyOnWriteArrayList<>();
         srv.receive().subscribe(m -> {
             got.add(m.data().getInt(0));
             m.release();
-        }, e -> { }, () -> { });
+        }, serverDone::completeExceptionally, () -> serverDone.complete(null));
         RegisteredBuffer target = srv.memory().allocateRegistered(64, RemoteAccess.WRITE);
         RemoteRegion region = target.remoteRegion();
         RegisteredBuffer local = client.memory().allocate(8);
@@ -198,6 +194,7 @@ class BatchingAndStreamingTest {
             assertInstanceOf(ConnectionClosedException.class, causeOf(results.get(i)), "request " + i + " was flushed");
         }
         client.onDispose().block(WAIT);
+        awaitEnd(serverDone);
         assertEquals(List.of(-1, -2, 0, 1, 2), got);
         // Every copy the sends made, and the closed connection's receive buffers, went back to the pool exactly
         // once (none is still held, none freed twice): only the test's own buffer is left.
@@ -298,5 +295,14 @@ class BatchingAndStreamingTest {
             throw new AssertionError(e);
         }
         throw new AssertionError("succeeded");
+    }
+
+    /** The peer delivers on its own thread: what it got is known once its receive has ended (the close ends it). */
+    private static void awaitEnd(CompletableFuture<Void> receiveEnded) throws Exception {
+        try {
+            receiveEnded.get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException endedByTheClose) {
+            // how the close ends the peer's receive is not what these tests are about
+        }
     }
 }
