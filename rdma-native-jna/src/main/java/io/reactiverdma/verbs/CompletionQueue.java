@@ -13,8 +13,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A completion queue ({@code struct ibv_cq}).
  *
  * <p>{@link #poll(WorkCompletions)} and {@link #requestNotify(boolean)} call the provider's
- * {@code ops.poll_cq} / {@code ops.req_notify_cq} through libffi with a per-CQ argument frame (or, as a
- * fallback, cached JNA {@link Function}s with a reused argument array and pre-built pointers): no allocation
+ * {@code ops.poll_cq} / {@code ops.req_notify_cq} through FFM downcalls on JDK 22+, libffi with a per-CQ
+ * argument frame before (or, as a fallback, cached JNA {@link Function}s with a reused argument array and
+ * pre-built pointers; {@link Verbs#dataPathCalls()} says which): no allocation
  * per call (the classic {@code ibv_poll_cq}, not the extended
  * {@code ibv_start_poll} API, which is buggy in Debian's rdma-core v44 rxe provider). Polls and notify
  * requests are serialised by a lock per CQ, so any thread may call them; for speed, poll from one thread.
@@ -35,11 +36,9 @@ public final class CompletionQueue extends NativeResource {
     private final Function notifyFn;
     private final Object[] pollArgs;
     private final Object[] notifyArgs;
-    /** libffi frames (null: the Function path); guarded by pollArgs / notifyArgs. */
-    private final FfiCall.Frame pollFrame;
-    private final FfiCall.Frame notifyFrame;
-    private final long pollFnAddress;
-    private final long notifyFnAddress;
+    /** FFM or libffi calls (null: the Function path); guarded by pollArgs / notifyArgs. */
+    private final DataPathCall pollCall;
+    private final DataPathCall notifyCall;
     private final AtomicInteger unackedEvents = new AtomicInteger();
     final Dependents users = new Dependents(this);
 
@@ -54,17 +53,8 @@ public final class CompletionQueue extends NativeResource {
         this.notifyFn = context.reqNotifyCq;
         this.pollArgs = new Object[] {pointer, null, null};
         this.notifyArgs = new Object[] {pointer, ZERO};
-        this.pollFnAddress = context.pollCqAddress;
-        this.notifyFnAddress = context.reqNotifyCqAddress;
-        if (FfiCall.useFfi()) {
-            pollFrame = new FfiCall.Frame(3);
-            pollFrame.putLong(0, address);
-            notifyFrame = new FfiCall.Frame(2);
-            notifyFrame.putLong(0, address);
-        } else {
-            pollFrame = null;
-            notifyFrame = null;
-        }
+        this.pollCall = Downcalls.bind(DataPathCall.Signature.PTR_INT_PTR, context.pollCqAddress, address);
+        this.notifyCall = Downcalls.bind(DataPathCall.Signature.PTR_INT, context.reqNotifyCqAddress, address);
         if (channel != null) {
             try {
                 channel.attach(this);
@@ -128,10 +118,8 @@ public final class CompletionQueue extends NativeResource {
         beginCall();
         try {
             synchronized (pollArgs) {
-                if (pollFrame != null) {
-                    pollFrame.putInt(1, wcs.capacity());
-                    pollFrame.putLong(2, wcs.address());
-                    n = pollFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_INT_PTR), pollFnAddress);
+                if (pollCall != null) {
+                    n = pollCall.call(wcs.capacity(), wcs.address());
                 } else {
                     pollArgs[1] = wcs.boxedCapacity;
                     pollArgs[2] = wcs.pointer;
@@ -172,16 +160,15 @@ public final class CompletionQueue extends NativeResource {
             }
             int rc;
             synchronized (notifyArgs) {
-                if (notifyFrame != null) {
-                    notifyFrame.putInt(1, solicitedOnly ? 1 : 0);
-                    rc = notifyFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_INT), notifyFnAddress);
+                if (notifyCall != null) {
+                    rc = notifyCall.call(solicitedOnly ? 1 : 0);
                 } else {
                     notifyArgs[1] = solicitedOnly ? ONE : ZERO;
                     rc = notifyFn.invokeInt(notifyArgs);
                 }
             }
             if (rc != 0) {
-                throw Failures.returned("ibv_req_notify_cq", rc, description(), notifyFrame == null);
+                throw Failures.returned("ibv_req_notify_cq", rc, description(), notifyCall == null);
             }
         } finally {
             endCall();

@@ -16,8 +16,8 @@ import java.nio.ByteBuffer;
  *
  * <p>JNA exposes these two natives publicly (its own benchmarks use them). They are verified once, at class
  * initialisation, by calling libc's {@code labs} through the same machinery; if anything about them is off
- * (another JNA, another ABI), {@link #AVAILABLE} is false and the callers use cached JNA {@link Function}s.
- * System property {@code io.reactiverdma.verbs.ffiCall=false} forces that fallback.
+ * (another JNA, another ABI), {@link #AVAILABLE} is false and {@link Downcalls} does not choose this path.
+ * The data path uses it through {@link LibffiCall}; on JDK 22+ FFM downcalls are preferred.
  */
 final class FfiCall {
     // libffi's type codes (ffi.h), stable across libffi versions.
@@ -29,51 +29,33 @@ final class FfiCall {
     /** JNA passes this to libffi as the ABI; 0 selects the platform's default C convention in JNA's build. */
     private static final int DEFAULT_ABI = 0;
 
-    /** Argument shapes of the calls used. */
-    enum Signature {
-        /** int f(void *, void *, void *): post_send, post_recv, post_srq_recv. */
-        PTR_PTR_PTR,
-        /** int f(void *, int, void *): poll_cq. */
-        PTR_INT_PTR,
-        /** int f(void *, int): req_notify_cq. */
-        PTR_INT
-    }
-
     private static final ByteBuffer TYPES = Buffers.allocate(1024);
-    private static final long[] CIFS = new long[Signature.values().length];
+    private static final long[] CIFS = new long[DataPathCall.Signature.values().length];
     static final boolean AVAILABLE;
     static final Throwable UNAVAILABLE_CAUSE;
-
-    /** Whether new CQs/QPs/SRQs use this path (tests and NativeCallCost flip it to compare). */
-    static volatile boolean enabled;
 
     static {
         Throwable cause = null;
         boolean ok = false;
-        if (!Boolean.parseBoolean(System.getProperty("io.reactiverdma.verbs.ffiCall", "true"))) {
-            cause = new IllegalStateException("disabled by -Dio.reactiverdma.verbs.ffiCall=false");
-        } else {
-            try {
-                long base = Buffers.address(TYPES);
-                long sint32 = type(base, 0, 4, FFI_TYPE_SINT32);
-                long sint64 = type(base, FFI_TYPE_SIZE, 8, FFI_TYPE_SINT64);
-                long pointer = type(base, 2 * FFI_TYPE_SIZE, Native.POINTER_SIZE, FFI_TYPE_POINTER);
-                int arrays = 4 * FFI_TYPE_SIZE;
-                CIFS[Signature.PTR_PTR_PTR.ordinal()] = cif(base, arrays, sint32, pointer, pointer, pointer);
-                CIFS[Signature.PTR_INT_PTR.ordinal()] = cif(base, arrays + 32, sint32, pointer, sint32, pointer);
-                CIFS[Signature.PTR_INT.ordinal()] = cif(base, arrays + 64, sint32, pointer, sint32);
-                long labsCif = cif(base, arrays + 96, sint64, sint64);
-                ok = selfTest(labsCif);
-                if (!ok) {
-                    cause = new IllegalStateException("libc labs(-42) through Native.ffi_call did not return 42");
-                }
-            } catch (Throwable t) {
-                cause = t;
+        try {
+            long base = Buffers.address(TYPES);
+            long sint32 = type(base, 0, 4, FFI_TYPE_SINT32);
+            long sint64 = type(base, FFI_TYPE_SIZE, 8, FFI_TYPE_SINT64);
+            long pointer = type(base, 2 * FFI_TYPE_SIZE, Native.POINTER_SIZE, FFI_TYPE_POINTER);
+            int arrays = 4 * FFI_TYPE_SIZE;
+            CIFS[DataPathCall.Signature.PTR_PTR_PTR.ordinal()] = cif(base, arrays, sint32, pointer, pointer, pointer);
+            CIFS[DataPathCall.Signature.PTR_INT_PTR.ordinal()] = cif(base, arrays + 32, sint32, pointer, sint32, pointer);
+            CIFS[DataPathCall.Signature.PTR_INT.ordinal()] = cif(base, arrays + 64, sint32, pointer, sint32);
+            long labsCif = cif(base, arrays + 96, sint64, sint64);
+            ok = selfTest(labsCif);
+            if (!ok) {
+                cause = new IllegalStateException("libc labs(-42) through Native.ffi_call did not return 42");
             }
+        } catch (Throwable t) {
+            cause = t;
         }
         AVAILABLE = ok;
         UNAVAILABLE_CAUSE = cause;
-        enabled = ok;
     }
 
     private FfiCall() {
@@ -106,12 +88,7 @@ final class FfiCall {
         return f.buffer.getLong(Frame.RESULT) == 42L;
     }
 
-    /** True when new objects should call through libffi directly. */
-    static boolean useFfi() {
-        return AVAILABLE && enabled;
-    }
-
-    static long cif(Signature s) {
+    static long cif(DataPathCall.Signature s) {
         return CIFS[s.ordinal()];
     }
 

@@ -39,11 +39,9 @@ public final class QueuePair extends NativeResource {
     private final Function postRecvFn;
     private final Object[] sendArgs;
     private final Object[] recvArgs;
-    /** libffi frames (null: the Function path); guarded by sendArgs / recvArgs. */
-    private final FfiCall.Frame sendFrame;
-    private final FfiCall.Frame recvFrame;
-    private final long postSendAddress;
-    private final long postRecvAddress;
+    /** FFM or libffi calls (null: the Function path); guarded by sendArgs / recvArgs. */
+    private final DataPathCall sendCall;
+    private final DataPathCall recvCall;
 
     QueuePair(ProtectionDomain pd, long address, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq,
             QpCapabilities capabilities, String description, Consumer<Pointer> destroyer) {
@@ -63,17 +61,8 @@ public final class QueuePair extends NativeResource {
         this.postRecvFn = context.postRecv;
         this.sendArgs = new Object[] {pointer, null, null};
         this.recvArgs = new Object[] {pointer, null, null};
-        this.postSendAddress = context.postSendAddress;
-        this.postRecvAddress = context.postRecvAddress;
-        if (FfiCall.useFfi()) {
-            sendFrame = new FfiCall.Frame(3);
-            sendFrame.putLong(0, address);
-            recvFrame = new FfiCall.Frame(3);
-            recvFrame.putLong(0, address);
-        } else {
-            sendFrame = null;
-            recvFrame = null;
-        }
+        this.sendCall = Downcalls.bind(DataPathCall.Signature.PTR_PTR_PTR, context.postSendAddress, address);
+        this.recvCall = Downcalls.bind(DataPathCall.Signature.PTR_PTR_PTR, context.postRecvAddress, address);
         try {
             sendCq.users.add(this);
             recvCq.users.add(this);
@@ -299,10 +288,8 @@ public final class QueuePair extends NativeResource {
             wrs.checkReferences();
             synchronized (sendArgs) {
                 wrs.clearBadWr();
-                if (sendFrame != null) {
-                    sendFrame.putLong(1, wrs.address());
-                    sendFrame.putLong(2, wrs.badWrAddress());
-                    rc = sendFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_PTR_PTR), postSendAddress);
+                if (sendCall != null) {
+                    rc = sendCall.call(wrs.address(), wrs.badWrAddress());
                 } else {
                     sendArgs[1] = wrs.pointer;
                     sendArgs[2] = wrs.badWrPointer;
@@ -314,7 +301,7 @@ public final class QueuePair extends NativeResource {
         }
         Reference.reachabilityFence(wrs);
         if (rc != 0) {
-            throw postFailure("ibv_post_send", rc, wrs.failedIndex(), wrs.count(), sendFrame == null);
+            throw postFailure("ibv_post_send", rc, wrs.failedIndex(), wrs.count(), sendCall == null);
         }
     }
 
@@ -336,10 +323,8 @@ public final class QueuePair extends NativeResource {
         try {
             synchronized (recvArgs) {
                 wrs.clearBadWr();
-                if (recvFrame != null) {
-                    recvFrame.putLong(1, wrs.address());
-                    recvFrame.putLong(2, wrs.badWrAddress());
-                    rc = recvFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_PTR_PTR), postRecvAddress);
+                if (recvCall != null) {
+                    rc = recvCall.call(wrs.address(), wrs.badWrAddress());
                 } else {
                     recvArgs[1] = wrs.pointer;
                     recvArgs[2] = wrs.badWrPointer;
@@ -351,7 +336,7 @@ public final class QueuePair extends NativeResource {
         }
         Reference.reachabilityFence(wrs);
         if (rc != 0) {
-            throw postFailure("ibv_post_recv", rc, wrs.failedIndex(), wrs.count(), recvFrame == null);
+            throw postFailure("ibv_post_recv", rc, wrs.failedIndex(), wrs.count(), recvCall == null);
         }
     }
 

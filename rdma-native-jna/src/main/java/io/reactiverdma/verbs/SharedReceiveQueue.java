@@ -21,9 +21,8 @@ public final class SharedReceiveQueue extends NativeResource {
     private final SrqAttributes granted;
     private final Function postFn;
     private final Object[] postArgs;
-    /** libffi frame (null: the Function path); guarded by postArgs. */
-    private final FfiCall.Frame postFrame;
-    private final long postFnAddress;
+    /** FFM or libffi call (null: the Function path); guarded by postArgs. */
+    private final DataPathCall postCall;
     final Dependents users = new Dependents(this);
 
     SharedReceiveQueue(ProtectionDomain pd, long address, SrqAttributes granted) {
@@ -34,13 +33,7 @@ public final class SharedReceiveQueue extends NativeResource {
         this.granted = granted;
         this.postFn = pd.context().postSrqRecv;
         this.postArgs = new Object[] {pointer, null, null};
-        this.postFnAddress = pd.context().postSrqRecvAddress;
-        if (FfiCall.useFfi()) {
-            postFrame = new FfiCall.Frame(3);
-            postFrame.putLong(0, address);
-        } else {
-            postFrame = null;
-        }
+        this.postCall = Downcalls.bind(DataPathCall.Signature.PTR_PTR_PTR, pd.context().postSrqRecvAddress, address);
         pd.context().register(address, this);
     }
 
@@ -73,10 +66,8 @@ public final class SharedReceiveQueue extends NativeResource {
         try {
             synchronized (postArgs) {
                 wrs.clearBadWr();
-                if (postFrame != null) {
-                    postFrame.putLong(1, wrs.address());
-                    postFrame.putLong(2, wrs.badWrAddress());
-                    rc = postFrame.callInt(FfiCall.cif(FfiCall.Signature.PTR_PTR_PTR), postFnAddress);
+                if (postCall != null) {
+                    rc = postCall.call(wrs.address(), wrs.badWrAddress());
                 } else {
                     postArgs[1] = wrs.pointer;
                     postArgs[2] = wrs.badWrPointer;
@@ -91,7 +82,7 @@ public final class SharedReceiveQueue extends NativeResource {
             int failed = wrs.failedIndex();
             throw Failures.returned("ibv_post_srq_recv", rc, description() + ": " + (failed >= 0
                     ? "work request " + failed + " of " + wrs.count() + " refused (those before it were posted)"
-                    : wrs.count() + " work requests"), postFrame == null);
+                    : wrs.count() + " work requests"), postCall == null);
         }
     }
 

@@ -77,13 +77,14 @@ public final class Verbs {
     }
 
     /**
-     * How post_send / post_recv / post_srq_recv / poll_cq / req_notify_cq reach the provider: "libffi
-     * (Native.ffi_call)" normally, or "JNA Function.invokeInt (reason)" when the direct libffi path is
-     * unavailable or disabled with {@code -Dio.reactiverdma.verbs.ffiCall=false}.
+     * How post_send / post_recv / post_srq_recv / poll_cq / req_notify_cq reach the provider: starts with
+     * "FFM downcalls" on JDK 22+ with native access enabled, else "libffi" (with the reason FFM is not used),
+     * or "JNA Function.invokeInt" when neither works. System property {@code io.reactiverdma.verbs.downcalls}
+     * ({@code ffm}, {@code libffi} or {@code jna}) forces one; a forced one this JVM cannot use makes
+     * {@link VerbsDevice#open} fail with an {@link IllegalStateException} that says why.
      */
     public static String dataPathCalls() {
-        return FfiCall.useFfi() ? "libffi (Native.ffi_call, per-object argument frames)"
-                : "JNA Function.invokeInt (" + (FfiCall.AVAILABLE ? "disabled" : String.valueOf(FfiCall.UNAVAILABLE_CAUSE)) + ")";
+        return Downcalls.describe();
     }
 
     /** {@code ibv_inc_rkey}: the rkey with its low 8 bits (the key tag) incremented, for binding MWs. */

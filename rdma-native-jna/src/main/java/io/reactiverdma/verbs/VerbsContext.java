@@ -24,9 +24,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>It also caches the provider's function pointers from {@code ibv_context->ops} ({@code post_send},
  * {@code post_recv}, {@code post_srq_recv}, {@code poll_cq}, {@code req_notify_cq}, memory window ops), read
  * once: those verbs are static inlines in verbs.h that no library exports. The data-path ones are called
- * through libffi directly ({@code Native.ffi_call} with per-object argument frames: one JNI transition, no
- * allocation), or through cached JNA {@link Function}s with reused argument arrays when that is unavailable
- * ({@link Verbs#dataPathCalls()}).
+ * through FFM downcalls on JDK 22+ (no JNI, no allocation), through libffi directly before
+ * ({@code Native.ffi_call} with per-object argument frames: one JNI transition, no allocation), or through
+ * cached JNA {@link Function}s with reused argument arrays when neither works ({@link Verbs#dataPathCalls()}).
  *
  * <p>{@link #borrow} wraps a context someone else owns (librdmacm's {@code cm_id->verbs}).
  */
@@ -45,7 +45,7 @@ public final class VerbsContext extends NativeResource {
     final Function deallocMw;
     final Function bindMw;
     private final Function queryPortExtended;
-    /** Addresses of the data-path ops, for {@link FfiCall}. */
+    /** Addresses of the data-path ops, for {@link Downcalls}. */
     final long pollCqAddress;
     final long reqNotifyCqAddress;
     final long postSendAddress;
@@ -85,6 +85,8 @@ public final class VerbsContext extends NativeResource {
      *
      * @param ibvContext  the {@code struct ibv_context *}
      * @param description what it is, for messages (e.g. "ibv_context of rdma_cm_id 0x...")
+     * @throws IllegalStateException when {@code -Dio.reactiverdma.verbs.downcalls} forces a calling mechanism
+     *                               this JVM cannot use ({@link Verbs#dataPathCalls()})
      */
     public static VerbsContext borrow(Pointer ibvContext, String description) {
         return borrow(ibvContext, description, null);
@@ -97,6 +99,7 @@ public final class VerbsContext extends NativeResource {
     public static VerbsContext borrow(Pointer ibvContext, String description, Runnable onRelease) {
         Objects.requireNonNull(ibvContext, "ibvContext");
         Objects.requireNonNull(description, "description");
+        Downcalls.requireUsable();
         io.reactiverdma.natives.RdmaNative.ensureLibraries();
         long ctx = Pointer.nativeValue(ibvContext);
         if (ctx == 0) {

@@ -59,8 +59,11 @@ public final class VerbsDevice {
      *
      * @throws IllegalArgumentException when no device has that name (the message lists those present)
      * @throws NativeCallException      when listing or opening fails
+     * @throws IllegalStateException    when {@code -Dio.reactiverdma.verbs.downcalls} forces a calling
+     *                                  mechanism this JVM cannot use (checked before anything is opened)
      */
     public static VerbsContext open(String nameOrNull) {
+        Downcalls.requireUsable();
         VerbsContext[] opened = new VerbsContext[1];
         List<String> seen = new ArrayList<>();
         withList((dev, unused) -> {

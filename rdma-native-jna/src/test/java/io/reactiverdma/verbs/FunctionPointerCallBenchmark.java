@@ -21,11 +21,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * Host cost of the calling mechanisms the verbs bindings use, measured through libc so it runs on any
  * machine. {@code ibv_post_send}/{@code ibv_poll_cq} are static inlines that call through function
- * pointers in {@code struct ibv_context_ops}; the bindings call each cached pointer through libffi with a
- * call interface prepared once ({@link FfiCall}, the default), or through a cached JNA {@link Function}
- * with a reused argument array (the fallback). {@code memcmp(a, b, 0)} stands in for the provider
- * function: three pointer-sized arguments like {@code post_send(qp, wr, bad_wr)}, returns an int at once,
- * so what is measured is the call mechanism itself.
+ * pointers in {@code struct ibv_context_ops}; the bindings call each cached pointer as an FFM downcall on
+ * JDK 22+ ({@code FfmCall}), through libffi with a call interface prepared once ({@link LibffiCall}) before,
+ * or through a cached JNA {@link Function} with a reused argument array (the last fallback).
+ * {@code memcmp(a, b, 0)} stands in for the provider function: three pointer-sized arguments like
+ * {@code post_send(qp, wr, bad_wr)}, returns an int at once, so what is measured is the call mechanism
+ * itself. The FFM benchmarks need JDK 22+ (and {@code --enable-native-access}); {@code ffmCritical} uses
+ * {@code Linker.Option.critical}, legal for such a short call that never calls back into Java.
  *
  * <p>Run: {@code scripts/bench-native-call} (or see docs/native-bindings.md).
  */
@@ -43,6 +45,7 @@ public class FunctionPointerCallBenchmark {
     private long memcmpAddress;
     private long cif;
     private FfiCall.Frame frame;
+    private DataPathCall libffi;
 
     /** JNA direct mapping of an exported symbol: the mechanism for every non-inline verb. */
     static final class Direct {
@@ -68,7 +71,8 @@ public class FunctionPointerCallBenchmark {
         if (!FfiCall.AVAILABLE) {
             throw new IllegalStateException("libffi path unavailable", FfiCall.UNAVAILABLE_CAUSE);
         }
-        cif = FfiCall.cif(FfiCall.Signature.PTR_PTR_PTR);
+        cif = FfiCall.cif(DataPathCall.Signature.PTR_PTR_PTR);
+        libffi = LibffiCall.BINDER.bind(DataPathCall.Signature.PTR_PTR_PTR, memcmpAddress, Pointer.nativeValue(a), false);
         frame = new FfiCall.Frame(3);
         frame.putLong(0, Pointer.nativeValue(a));
         frame.putLong(1, Pointer.nativeValue(b));
@@ -76,7 +80,43 @@ public class FunctionPointerCallBenchmark {
         Direct.memcmp(a, b, 0);
     }
 
-    /** Cached function pointer through libffi with a prepared cif and native argument slots: the data path. */
+    /** The FFM downcalls of the data path on JDK 22+, plain and critical, bound as a QP binds them. */
+    @State(Scope.Thread)
+    public static class FfmCalls {
+        DataPathCall plain;
+        DataPathCall critical;
+        long b;
+
+        @Setup
+        public void setup(FunctionPointerCallBenchmark outer) {
+            if (Downcalls.FFM == null) {
+                throw new IllegalStateException("FFM unavailable: " + Downcalls.FFM_UNAVAILABLE);
+            }
+            plain = Downcalls.FFM.bind(DataPathCall.Signature.PTR_PTR_PTR, outer.memcmpAddress, Pointer.nativeValue(outer.a), false);
+            critical = Downcalls.FFM.bind(DataPathCall.Signature.PTR_PTR_PTR, outer.memcmpAddress, Pointer.nativeValue(outer.a), true);
+            b = Pointer.nativeValue(outer.b);
+        }
+    }
+
+    /** Cached function pointer as an FFM downcall: the data path on JDK 22+. */
+    @Benchmark
+    public int ffm(FfmCalls ffm) {
+        return ffm.plain.call(ffm.b, 0L);
+    }
+
+    /** The same with {@code Linker.Option.critical(false)}: no thread-state transition. */
+    @Benchmark
+    public int ffmCritical(FfmCalls ffm) {
+        return ffm.critical.call(ffm.b, 0L);
+    }
+
+    /** Cached function pointer through libffi as the data path calls it ({@link LibffiCall}): JDK 17-21. */
+    @Benchmark
+    public int libffi() {
+        return libffi.call(Pointer.nativeValue(b), 0L);
+    }
+
+    /** The bare libffi call with a prepared cif and native argument slots, without the call object. */
     @Benchmark
     public long functionPointerPreparedFfiCall() {
         Native.ffi_call(cif, memcmpAddress, frame.resultAddress, frame.avaluesAddress);

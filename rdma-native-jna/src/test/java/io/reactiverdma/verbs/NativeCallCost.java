@@ -10,9 +10,9 @@ import java.util.Locale;
 
 /**
  * Mean cost of one call into native code through the mechanisms the verbs bindings use, after warm-up.
- * (a) and (b) are measured twice: through libffi directly (what the bindings use: {@code Native.ffi_call}
- * with per-object argument frames) and through JNA {@link Function#invokeInt} with a reused argument array
- * (the fallback).
+ * (a) and (b) are measured per mechanism: FFM downcalls (JDK 22+, the default there), libffi directly
+ * ({@code Native.ffi_call} with per-object argument frames, the default on JDK 17-21) and JNA
+ * {@link Function#invokeInt} with a reused argument array (the last fallback).
  * <ol>
  *   <li>{@code ibv_post_send} through the provider's cached {@code ops.post_send} function pointer
  *       ({@link QueuePair#postSend}): an 8-byte RDMA WRITE on a loopback RC QP pair, 63 unsignaled and 1
@@ -52,13 +52,18 @@ public final class NativeCallCost {
     }
 
     private static void deviceCalls() {
-        if (FfiCall.AVAILABLE) {
-            FfiCall.enabled = true;
-            deviceCalls("libffi");
+        for (Downcalls.Mechanism m : Downcalls.Mechanism.values()) {
+            if (m == Downcalls.Mechanism.FFM && Downcalls.FFM == null) {
+                System.out.println("(a)/(b) through FFM skipped: " + Downcalls.FFM_UNAVAILABLE);
+                continue;
+            }
+            if (m == Downcalls.Mechanism.LIBFFI && !FfiCall.AVAILABLE) {
+                continue;
+            }
+            Downcalls.inUse = m;
+            deviceCalls(m.description);
         }
-        FfiCall.enabled = false;
-        deviceCalls("JNA Function");
-        FfiCall.enabled = FfiCall.AVAILABLE;
+        Downcalls.inUse = Downcalls.chosen();
     }
 
     private static void deviceCalls(String how) {
@@ -164,6 +169,42 @@ public final class NativeCallCost {
         r = measureDirect(seconds);
         System.out.printf(Locale.ROOT, "(d) libc labs via JNA direct mapping (as LibIbverbs): %.0f ns/call (%d calls)%n",
                 (double) r[0] / r[1], r[1]);
+        if (Downcalls.FFM != null) {
+            for (boolean critical : new boolean[] {false, true}) {
+                measureFfm(critical, seconds);
+                r = measureFfm(critical, seconds);
+                System.out.printf(Locale.ROOT, "(e) libc memcmp(a, b, 0) via an FFM downcall%s on its function pointer "
+                        + "(the mechanism of (a)/(b) on JDK 22+): %.1f ns/call (%d calls)%n",
+                        critical ? " with Linker.Option.critical" : "", (double) r[0] / r[1], r[1]);
+            }
+        } else {
+            System.out.println("(e) FFM skipped: " + Downcalls.FFM_UNAVAILABLE);
+        }
+    }
+
+    private static long[] measureFfm(boolean critical, double secs) {
+        ByteBuffer a = Buffers.allocate(8);
+        long b = Buffers.address(Buffers.allocate(8));
+        long memcmp = com.sun.jna.Pointer.nativeValue(NativeLibrary.getInstance("c").getFunction("memcmp"));
+        DataPathCall call = Downcalls.FFM.bind(DataPathCall.Signature.PTR_PTR_PTR, memcmp, Buffers.address(a), critical);
+        long calls = 0;
+        long sink = 0;
+        long t0 = System.nanoTime();
+        long end = t0 + (long) (secs * 1e9);
+        while (true) {
+            for (int k = 0; k < 1000; k++) {
+                sink += call.call(b, 0L);
+            }
+            calls += 1000;
+            long now = System.nanoTime();
+            if (now > end) {
+                java.lang.ref.Reference.reachabilityFence(a);
+                if (sink != 0) {
+                    throw new IllegalStateException("memcmp of 0 bytes returned " + sink);
+                }
+                return new long[] {now - t0, calls};
+            }
+        }
     }
 
     private static long[] measureFunction(Function f, Object[] args, double secs) {

@@ -103,28 +103,6 @@ class VerbsHostTest {
     }
 
     @Test
-    void theDataPathCallsProviderPointersThroughLibffi() {
-        assertTrue(FfiCall.AVAILABLE, "Native.ffi_call self-test failed: " + FfiCall.UNAVAILABLE_CAUSE);
-        assertTrue(Verbs.dataPathCalls().startsWith("libffi"), Verbs.dataPathCalls());
-        // The shape of post_send, int f(void *, void *, void *), on libc's memcmp (the size_t travels in
-        // a pointer-sized slot the same way).
-        java.nio.ByteBuffer a = Buffers.allocate(8);
-        java.nio.ByteBuffer b = Buffers.allocate(8);
-        a.putInt(0, 0x01020304);
-        b.putInt(0, 0x01020304);
-        long memcmp = com.sun.jna.Pointer.nativeValue(com.sun.jna.NativeLibrary.getInstance("c").getFunction("memcmp"));
-        FfiCall.Frame f = new FfiCall.Frame(3);
-        f.putLong(0, Buffers.address(a));
-        f.putLong(1, Buffers.address(b));
-        f.putLong(2, 4);
-        assertEquals(0, f.callInt(FfiCall.cif(FfiCall.Signature.PTR_PTR_PTR), memcmp));
-        b.put(0, (byte) 0x7f);
-        assertTrue(f.callInt(FfiCall.cif(FfiCall.Signature.PTR_PTR_PTR), memcmp) != 0);
-        java.lang.ref.Reference.reachabilityFence(a);
-        java.lang.ref.Reference.reachabilityFence(b);
-    }
-
-    @Test
     void rkeyIncrementWrapsTheKeyTagOnly() {
         assertEquals(0x12345601, Verbs.incRkey(0x12345600));
         assertEquals(0x12345600, Verbs.incRkey(0x123456ff));
