@@ -69,15 +69,18 @@ class EventDrivenSpinHostTest extends LoopbackEngineTestBase {
     @Test
     void aJustPostedSendCompletesWithoutACompletionEvent() {
         long wakeUps = eventWakeUpsForWaitedForSends(PollerIdleStrategy.eventDriven(GENEROUS_SPIN));
-        assertTrue(wakeUps < REQUESTS / 4, wakeUps + " completion-event wake-ups for " + REQUESTS
+        assertTrue(wakeUps < REQUESTS / 10, wakeUps + " completion-event wake-ups for " + REQUESTS
                 + " waited-for sends: the poller armed and slept before the completion of what it had just posted");
     }
 
-    /** What the spin removes: without it the poller sleeps before nearly every completion of its own posts. */
+    /**
+     * What the spin removes: without it the poller sleeps before many completions of its own posts (157 of 200
+     * on JDK 17, 93 on JDK 25 here: how often the loopback's wire thread beats the poll after the arm varies).
+     */
     @Test
     void withoutASpinThePollerSleepsBeforeTheCompletionOfWhatItJustPosted() {
         long wakeUps = eventWakeUpsForWaitedForSends(PollerIdleStrategy.eventDriven(0));
-        assertTrue(wakeUps >= REQUESTS / 2, "only " + wakeUps + " completion-event wake-ups for " + REQUESTS
+        assertTrue(wakeUps >= REQUESTS / 5, "only " + wakeUps + " completion-event wake-ups for " + REQUESTS
                 + " waited-for sends without a spin");
     }
 }
