@@ -9,9 +9,12 @@ import java.util.Objects;
  *   <li>{@link #busySpin()}: poll again at once. Lowest latency; one core per poller, always.</li>
  *   <li>{@link #backoff(long, long, long, long)}: spin, then {@code Thread.yield()}, then park for
  *       exponentially longer times up to a maximum. Latency of a wake-up at most the maximum park.</li>
- *   <li>{@link #eventDriven()}: arm the CQ ({@code ibv_req_notify_cq}), poll once more (a completion that
- *       arrived before arming is not lost), then sleep on the completion channel until the device signals.
- *       No CPU while idle; a wake-up costs a system call and a thread switch.</li>
+ *   <li>{@link #eventDriven(long)}: after a cycle that did work, poll up to {@code spinPolls} more times;
+ *       then arm the CQ ({@code ibv_req_notify_cq}), poll once more (a completion that arrived before arming
+ *       is not lost), and sleep on the completion channel until the device signals. No CPU while idle
+ *       beyond the bounded spin; the completion of a request the poller has just posted is usually found
+ *       by the spin, without a wake-up, which costs a system call and a thread switch.
+ *       {@link #eventDriven()} is the default spin.</li>
  * </ul>
  * Immutable.
  */
@@ -20,7 +23,13 @@ public final class PollerIdleStrategy {
     public enum Kind { BUSY_SPIN, BACKOFF, EVENT_DRIVEN }
 
     private static final PollerIdleStrategy BUSY_SPIN = new PollerIdleStrategy(Kind.BUSY_SPIN, 0, 0, 0, 0);
-    private static final PollerIdleStrategy EVENT_DRIVEN = new PollerIdleStrategy(Kind.EVENT_DRIVEN, 0, 0, 0, 0);
+    /**
+     * The spin of {@link #eventDriven()}: polls after the last work before the poller arms the CQ and sleeps
+     * (chosen by measurement against perftest {@code -e} on Soft-RoCE: docs/performance.md).
+     */
+    public static final long DEFAULT_SPIN_POLLS = 64;
+    private static final PollerIdleStrategy EVENT_DRIVEN =
+            new PollerIdleStrategy(Kind.EVENT_DRIVEN, DEFAULT_SPIN_POLLS, 0, 0, 0);
 
     private final Kind kind;
     private final long maxSpins;
@@ -40,8 +49,26 @@ public final class PollerIdleStrategy {
         return BUSY_SPIN;
     }
 
+    /** {@link #eventDriven(long)} with {@link #DEFAULT_SPIN_POLLS}: the engine's default strategy. */
     public static PollerIdleStrategy eventDriven() {
         return EVENT_DRIVEN;
+    }
+
+    /**
+     * Sleep on the completion channel when idle, after polling up to {@code spinPolls} more times once a
+     * cycle did work (a post, a completion, a task): a completion arriving within the spin costs no arm, no
+     * event and no wake-up. {@code 0} arms after the first poll that finds nothing. The spin follows work
+     * only: a poller that woke and found nothing sleeps again at once. {@link #maxSpins()} returns it.
+     *
+     * @throws InvalidRequestException when {@code spinPolls} is negative
+     */
+    public static PollerIdleStrategy eventDriven(long spinPolls) {
+        if (spinPolls < 0) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                    "spinPolls must be >= 0, got " + spinPolls);
+        }
+        return spinPolls == DEFAULT_SPIN_POLLS ? EVENT_DRIVEN
+                : new PollerIdleStrategy(Kind.EVENT_DRIVEN, spinPolls, 0, 0, 0);
     }
 
     /** Spin-yield-park with Agrona's {@code BackoffIdleStrategy} defaults: 10 spins, 5 yields, 1 us to 1 ms. */
@@ -73,6 +100,7 @@ public final class PollerIdleStrategy {
         return kind;
     }
 
+    /** Backoff: the spins before it yields; event-driven: the polls after work before it sleeps; else 0. */
     public long maxSpins() {
         return maxSpins;
     }
@@ -103,7 +131,11 @@ public final class PollerIdleStrategy {
 
     @Override
     public String toString() {
-        return kind == Kind.BACKOFF ? "backoff(" + maxSpins + " spins, " + maxYields + " yields, park "
-                + minParkPeriodNs + ".." + maxParkPeriodNs + " ns)" : kind.name().toLowerCase(java.util.Locale.ROOT);
+        return switch (kind) {
+            case BACKOFF -> "backoff(" + maxSpins + " spins, " + maxYields + " yields, park " + minParkPeriodNs
+                    + ".." + maxParkPeriodNs + " ns)";
+            case EVENT_DRIVEN -> "event_driven(" + maxSpins + " spin polls)";
+            case BUSY_SPIN -> "busy_spin";
+        };
     }
 }

@@ -25,7 +25,28 @@ class PollerIdleStrategyTest {
         PollerIdleStrategy s = PollerIdleStrategy.eventDriven();
         assertEquals(PollerIdleStrategy.Kind.EVENT_DRIVEN, s.kind());
         assertSame(s, PollerIdleStrategy.eventDriven());
-        assertEquals("event_driven", s.toString());
+        assertEquals(PollerIdleStrategy.DEFAULT_SPIN_POLLS, s.maxSpins());
+        assertSame(s, PollerIdleStrategy.eventDriven(PollerIdleStrategy.DEFAULT_SPIN_POLLS));
+        assertEquals("event_driven(" + PollerIdleStrategy.DEFAULT_SPIN_POLLS + " spin polls)", s.toString());
+    }
+
+    @Test
+    void eventDrivenKeepsItsSpin() {
+        PollerIdleStrategy s = PollerIdleStrategy.eventDriven(0);
+        assertEquals(PollerIdleStrategy.Kind.EVENT_DRIVEN, s.kind());
+        assertEquals(0, s.maxSpins());
+        assertEquals(0, s.maxYields());
+        assertEquals("event_driven(0 spin polls)", s.toString());
+        assertEquals(PollerIdleStrategy.eventDriven(1_000), PollerIdleStrategy.eventDriven(1_000));
+        assertNotEquals(PollerIdleStrategy.eventDriven(0), PollerIdleStrategy.eventDriven(1));
+    }
+
+    @Test
+    void eventDrivenRefusesANegativeSpinNamingIt() {
+        InvalidRequestException e = assertThrows(InvalidRequestException.class,
+                () -> PollerIdleStrategy.eventDriven(-1));
+        assertEquals(InvalidRequestException.Reason.ILLEGAL_ARGUMENT, e.reason());
+        assertTrue(e.getMessage().contains("spinPolls must be >= 0, got -1"), e.getMessage());
     }
 
     @Test

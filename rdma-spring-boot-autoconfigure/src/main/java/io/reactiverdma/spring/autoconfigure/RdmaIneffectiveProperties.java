@@ -34,10 +34,10 @@ final class RdmaIneffectiveProperties {
     /** One sentence per group of properties that has no effect, naming them and why. */
     static List<String> find(RdmaProperties properties) {
         List<String> found = new ArrayList<>();
-        backoff("client", properties.getClient().getIdleStrategy(), properties.getClient().getBackoff(), found);
-        backoff("datagram", properties.getDatagram().getIdleStrategy(), properties.getDatagram().getBackoff(), found);
+        idle("client", properties.getClient(), found);
+        idle("datagram", properties.getDatagram(), found);
         if (properties.getServer().isEnabled()) {
-            backoff("server", properties.getServer().getIdleStrategy(), properties.getServer().getBackoff(), found);
+            idle("server", properties.getServer(), found);
             RdmaProperties.Server server = properties.getServer();
             if (server.getSharedReceiveQueueDepth() == 0 && server.getSharedReceiveQueueGroup() != null
                     && !server.getSharedReceiveQueueGroup().isEmpty()) {
@@ -55,17 +55,22 @@ final class RdmaIneffectiveProperties {
         return found;
     }
 
-    private static void backoff(String side, RdmaProperties.IdleStrategy strategy, RdmaProperties.Backoff backoff,
-            List<String> found) {
+    /** The idle strategy's settings that belong to another strategy than the one chosen. */
+    private static void idle(String side, RdmaProperties.Endpoint e, List<String> found) {
+        RdmaProperties.IdleStrategy strategy = e.getIdleStrategy();
+        String chosen = strategy == null ? "unset" : strategy.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        if (strategy != RdmaProperties.IdleStrategy.EVENT_DRIVEN
+                && e.getEventDrivenSpinPolls() != new RdmaProperties.Client().getEventDrivenSpinPolls()) {
+            found.add(RdmaProperties.PREFIX + "." + side + ".event-driven-spin-polls set, but " + RdmaProperties.PREFIX
+                    + "." + side + ".idle-strategy is " + chosen + ", not event-driven: it has no effect");
+        }
         if (strategy == RdmaProperties.IdleStrategy.BACKOFF) {
             return;
         }
-        Set<String> set = changed(backoff, new RdmaProperties.Backoff(), "");
+        Set<String> set = changed(e.getBackoff(), new RdmaProperties.Backoff(), "");
         if (!set.isEmpty()) {
             found.add(RdmaProperties.PREFIX + "." + side + ".backoff." + set + " set, but " + RdmaProperties.PREFIX
-                    + "." + side + ".idle-strategy is " + (strategy == null ? "unset"
-                    : strategy.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'))
-                    + ", not backoff: they have no effect");
+                    + "." + side + ".idle-strategy is " + chosen + ", not backoff: they have no effect");
         }
     }
 

@@ -106,7 +106,10 @@ public class RdmaProperties {
 
     /** What a completion poller does when it finds no completion (see PollerIdleStrategy). */
     public enum IdleStrategy {
-        /** Sleep on the completion channel until the device signals: no CPU while idle. */
+        /**
+         * Poll event-driven-spin-polls more times after work, then sleep on the completion channel until the
+         * device signals: no CPU while idle beyond that bounded spin.
+         */
         EVENT_DRIVEN,
         /** Spin, yield, then park for growing periods (the backoff.* properties). */
         BACKOFF,
@@ -143,6 +146,12 @@ public class RdmaProperties {
 
         /** The backoff idle strategy's steps (used when idle-strategy is backoff). */
         private final Backoff backoff = new Backoff();
+
+        /**
+         * Polls after work before an event-driven poller arms the CQ and sleeps (used when idle-strategy is
+         * event-driven; 0: sleep at the first empty poll; the literal is PollerIdleStrategy.DEFAULT_SPIN_POLLS).
+         */
+        private long eventDrivenSpinPolls = 64;
 
         public String getHost() {
             return host;
@@ -202,6 +211,14 @@ public class RdmaProperties {
 
         public Backoff getBackoff() {
             return backoff;
+        }
+
+        public long getEventDrivenSpinPolls() {
+            return eventDrivenSpinPolls;
+        }
+
+        public void setEventDrivenSpinPolls(long eventDrivenSpinPolls) {
+            this.eventDrivenSpinPolls = eventDrivenSpinPolls;
         }
     }
 

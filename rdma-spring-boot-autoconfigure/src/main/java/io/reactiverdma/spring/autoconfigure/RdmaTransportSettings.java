@@ -111,7 +111,8 @@ final class RdmaTransportSettings {
         option("receive-queue-depth", RdmaOption.RECEIVE_QUEUE_DEPTH, e.getReceiveQueueDepth());
         option("poll-batch-size", RdmaOption.POLL_BATCH_SIZE, e.getPollBatchSize());
         option("completion-queue-mode", RdmaOption.COMPLETION_QUEUE_MODE, e.getCompletionQueueMode());
-        option("idle-strategy", RdmaOption.IDLE_STRATEGY, idleStrategy(e.getIdleStrategy(), e.getBackoff()));
+        option("idle-strategy", RdmaOption.IDLE_STRATEGY, idleStrategy(e.getIdleStrategy(), e.getBackoff(),
+                e.getEventDrivenSpinPolls()));
     }
 
     /** What a client and a server have beyond the endpoint's. */
@@ -130,7 +131,8 @@ final class RdmaTransportSettings {
         option("idle-probe-interval", RdmaOption.IDLE_PROBE_INTERVAL, t.getIdleProbeInterval());
     }
 
-    private PollerIdleStrategy idleStrategy(RdmaProperties.IdleStrategy strategy, RdmaProperties.Backoff b) {
+    private PollerIdleStrategy idleStrategy(RdmaProperties.IdleStrategy strategy, RdmaProperties.Backoff b,
+            long spinPolls) {
         if (strategy == null) {
             throw invalid("idle-strategy", null, "must be one of event-driven, backoff, busy-spin");
         }
@@ -138,7 +140,11 @@ final class RdmaTransportSettings {
             case BUSY_SPIN:
                 return PollerIdleStrategy.busySpin();
             case EVENT_DRIVEN:
-                return PollerIdleStrategy.eventDriven();
+                try {
+                    return PollerIdleStrategy.eventDriven(spinPolls);
+                } catch (InvalidRequestException e) {
+                    throw invalid("event-driven-spin-polls", spinPolls, e.getMessage());
+                }
             default:
                 long minNs = nanos("backoff.min-park-period", b.getMinParkPeriod());
                 long maxNs = nanos("backoff.max-park-period", b.getMaxParkPeriod());

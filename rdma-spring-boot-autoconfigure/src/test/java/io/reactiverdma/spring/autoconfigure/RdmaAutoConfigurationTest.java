@@ -180,6 +180,26 @@ class RdmaAutoConfigurationTest {
     }
 
     @Test
+    void eventDrivenSpinPollsSetTheEventDrivenPollersSpin() {
+        assertThat(new RdmaProperties.Client().getEventDrivenSpinPolls())
+                .as("the property's default is the API's").isEqualTo(PollerIdleStrategy.DEFAULT_SPIN_POLLS);
+        runner.run(ctx -> assertThat(ctx.getBean(RdmaClient.class).configuration().option(RdmaOption.IDLE_STRATEGY))
+                .isEqualTo(PollerIdleStrategy.eventDriven()));
+        runner.withPropertyValues("reactive-rdma.client.event-driven-spin-polls=0").run(ctx -> assertThat(
+                ctx.getBean(RdmaClient.class).configuration().option(RdmaOption.IDLE_STRATEGY))
+                .isEqualTo(PollerIdleStrategy.eventDriven(0)));
+    }
+
+    @Test
+    void aNegativeEventDrivenSpinIsRefusedNamingTheProperty() {
+        runner.withPropertyValues("reactive-rdma.client.event-driven-spin-polls=-1").run(ctx -> {
+            InvalidConfigurationPropertyValueException e = invalidProperty(ctx);
+            assertThat(e.getName()).isEqualTo("reactive-rdma.client.event-driven-spin-polls");
+            assertThat(e.getMessage()).contains("spinPolls must be >= 0, got -1");
+        });
+    }
+
+    @Test
     void anApplicationsOwnClientBeanWins() {
         RdmaClient own = RdmaClient.create().host("192.0.2.1");
         runner.withBean(RdmaClient.class, () -> own).withPropertyValues("reactive-rdma.client.host=10.77.0.1")

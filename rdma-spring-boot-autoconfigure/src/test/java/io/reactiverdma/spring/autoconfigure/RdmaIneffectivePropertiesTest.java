@@ -42,6 +42,15 @@ class RdmaIneffectivePropertiesTest {
     }
 
     @Test
+    void eventDrivenSpinPollsWithAnotherStrategyIsFound() {
+        assertThat(find("reactive-rdma.client.idle-strategy=busy-spin", "reactive-rdma.client.event-driven-spin-polls=5"))
+                .singleElement().asString()
+                .contains("reactive-rdma.client.event-driven-spin-polls set")
+                .contains("idle-strategy is busy-spin, not event-driven");
+        assertThat(find("reactive-rdma.client.event-driven-spin-polls=5")).isEmpty();
+    }
+
+    @Test
     void backoffWithTheBackoffStrategyAndNothingSetAreFine() {
         assertThat(find("reactive-rdma.client.idle-strategy=backoff", "reactive-rdma.client.backoff.max-spins=100"))
                 .isEmpty();

@@ -8,7 +8,6 @@ import io.reactiverdma.reactive.PollerIdleStrategy;
 import io.reactiverdma.reactive.impl.verbs.CompletionQueue;
 
 import java.util.ArrayList;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -22,8 +21,10 @@ import java.util.concurrent.locks.LockSupport;
  * connections waiting for credits, then let every connection that has work ready post it, as one chained
  * post per connection (doorbell batching: what one cycle's completions and tasks made ready goes to the
  * device in one {@code ibv_post_send}); it returns the work done, and the idle strategy decides what to do with
- * zero. Event-driven idling arms the CQ, polls once more (a completion between the last poll and the arming
- * raises no event) and sleeps on the completion channel until an event or a {@link #execute wake-up}.
+ * zero. Event-driven idling ({@link EventDrivenIdle}) first polls a bounded number of cycles more (the
+ * completion of what was just posted usually arrives then, and needs no wake-up), then arms the CQ, polls
+ * once more (a completion between the last poll and the arming raises no event) and sleeps on the
+ * completion channel until an event or a {@link #execute wake-up}.
  *
  * <p><b>Supervision.</b> Any {@code Throwable} out of poll, arm or await (the device was disassociated,
  * {@code ibv_poll_cq} failed, the CQ overflowed) ends polling for good: the poller marks itself
@@ -48,18 +49,17 @@ public final class CompletionPoller implements CompletionQueue.Handler {
     private final String name;
     private final CompletionQueue cq;
     private final PendingOperations pending;
-    private final boolean eventDriven;
+    /** Never null: {@link EventDrivenIdle}, {@link IdleStrategy.BusySpin} or {@link IdleStrategy.Backoff}. */
     private final IdleStrategy idle;
     /** While some connection waits for credits, the poller re-reads credit words instead of sleeping. */
     private final IdleStrategy creditWaitIdle = new IdleStrategy.Backoff(20, 5, 1_000, 100_000);
     private final EngineMetrics metrics;
     /** Work handed over by other threads (and, once the thread ended, run on theirs). */
     private final TaskHandOff tasks;
-    /** Poller-thread only. */
-    private final ArrayList<PollerClient> creditWaiters = new ArrayList<>();
+    private final CreditWaiters creditWaiters;
     /** Clients with work ready to post at the end of this cycle (poller-thread only). */
     private final ArrayList<PollerClient> flushes = new ArrayList<>();
-    private final java.util.Set<PollerClient> clients = ConcurrentHashMap.newKeySet();
+    private final AttachedClients clients;
     private final Thread thread;
     private volatile boolean running = true;
     /** The event-driven sleep and its wake-up (null for a spinning strategy). */
@@ -74,14 +74,16 @@ public final class CompletionPoller implements CompletionQueue.Handler {
         this.name = name;
         this.cq = cq;
         this.pending = pending;
-        this.eventDriven = strategy.kind() == PollerIdleStrategy.Kind.EVENT_DRIVEN;
+        boolean eventDriven = strategy.kind() == PollerIdleStrategy.Kind.EVENT_DRIVEN;
         if (eventDriven && !cq.supportsEvents()) {
             throw new IllegalArgumentException("an event-driven poller needs a CQ with a completion channel");
         }
-        this.idle = eventDriven ? null : IdleStrategy.of(strategy);
         this.metrics = metrics;
         this.tasks = new TaskHandOff(name);
+        this.creditWaiters = new CreditWaiters(name);
+        this.clients = new AttachedClients(name);
         this.eventSleep = eventDriven ? new EventSleep(new SleepChannel(), MAX_SLEEP_NS) : null;
+        this.idle = eventDriven ? new EventDrivenIdle(strategy.maxSpins(), eventSleep) : IdleStrategy.of(strategy);
         this.thread = new EngineThread(this::run, name);
     }
 
@@ -163,9 +165,7 @@ public final class CompletionPoller implements CompletionQueue.Handler {
      * (a connection's send queue registers itself while it posts), so it is a plain list: no allocation.
      */
     public void awaitCredits(PollerClient client) {
-        if (!creditWaiters.contains(client)) {
-            creditWaiters.add(client);
-        }
+        creditWaiters.add(client);
     }
 
     /**
@@ -173,11 +173,20 @@ public final class CompletionPoller implements CompletionQueue.Handler {
      * QP on a shared receive queue is destroyed: mlx providers drop a destroyed QP's unpolled completions).
      */
     public void pollUntilEmpty() {
-        int n;
-        while (failure == null && (n = cq.poll(this)) > 0) {
+        boolean more = true;
+        while (more && failure == null) {
+            more = poll() > 0;
+        }
+    }
+
+    /** Polls one batch and records it; returns how many completions were handled. */
+    private int poll() {
+        int n = cq.poll(this);
+        if (n > 0) {
             completions += n;
             metrics.pollBatch(n);
         }
+        return n;
     }
 
     /**
@@ -206,16 +215,11 @@ public final class CompletionPoller implements CompletionQueue.Handler {
     int doWork() {
         int work = 0;
         if (failure == null) {
-            int n = cq.poll(this);
-            if (n > 0) {
-                completions += n;
-                metrics.pollBatch(n);
-                work += n;
-            }
+            work += poll();
         }
         work += tasks.runAll();
         if (failure == null) {
-            work += checkCreditWaiters();
+            work += creditWaiters.recheck();
         }
         work += flushClients();
         return work;
@@ -264,12 +268,10 @@ public final class CompletionPoller implements CompletionQueue.Handler {
 
     private void idle(int work) {
         if (work > 0) {
-            if (idle != null) {
-                idle.reset();
-            }
+            idle.reset();
             creditWaitIdle.reset();
-        } else if (eventDriven && creditWaiters.isEmpty()) {
-            sleep();
+        } else if (eventSleep != null && creditWaiters.isEmpty()) {
+            idle.idle(0); // spins, or sleeps on the completion channel: never parks
         } else {
             idling = true;
             try {
@@ -282,14 +284,6 @@ public final class CompletionPoller implements CompletionQueue.Handler {
         }
     }
 
-    private void sleep() {
-        int n = eventSleep.sleep();
-        if (n > 0) {
-            completions += n;
-            metrics.pollBatch(n);
-        }
-    }
-
     /** The CQ and this poller as {@link EventSleep} sees them. */
     private final class SleepChannel implements EventSleep.Channel {
         @Override
@@ -299,7 +293,7 @@ public final class CompletionPoller implements CompletionQueue.Handler {
 
         @Override
         public int poll() {
-            return cq.poll(CompletionPoller.this);
+            return CompletionPoller.this.poll();
         }
 
         @Override
@@ -324,38 +318,8 @@ public final class CompletionPoller implements CompletionQueue.Handler {
             return;
         }
         failure = cause;
-        EngineLog.error("completion poller " + name + " failed; failing its " + clients.size()
-                + " connections (its tasks still run)", cause);
         creditWaiters.clear();
-        for (PollerClient c : clients.toArray(PollerClient[]::new)) {
-            try {
-                c.pollerFailed(cause);
-            } catch (Throwable t) {
-                EngineLog.error("completion poller " + name + ": failing " + c + " failed", t);
-            }
-        }
-    }
-
-    private int checkCreditWaiters() {
-        int progressed = 0;
-        for (int i = creditWaiters.size() - 1; i >= 0; i--) {
-            PollerClient w = creditWaiters.get(i);
-            int r;
-            try {
-                r = w.recheckCredits();
-            } catch (Throwable t) {
-                EngineLog.error("completion poller " + name + ": re-checking credits of " + w + " failed", t);
-                r = DONE;
-            }
-            if (r != STILL_WAITING) {
-                creditWaiters.set(i, creditWaiters.get(creditWaiters.size() - 1));
-                creditWaiters.remove(creditWaiters.size() - 1);
-            }
-            if (r == PROGRESSED) {
-                progressed++;
-            }
-        }
-        return progressed;
+        clients.failAll(cause);
     }
 
     @Override

@@ -13,7 +13,10 @@ interface IdleStrategy {
 
     void reset();
 
-    /** The spinning strategies of {@code config}; the event-driven one is the poller's own (see {@link CompletionPoller}). */
+    /**
+     * The spinning strategies of {@code config}; the event-driven one ({@link EventDrivenIdle}) needs the
+     * poller's sleep, so the poller builds it.
+     */
     static IdleStrategy of(PollerIdleStrategy config) {
         return switch (config.kind()) {
             case BUSY_SPIN -> new BusySpin();

@@ -121,12 +121,16 @@ public final class EngineVmBench {
             return o;
         }
 
+        /** {@code event:N} is {@code eventDriven(N)}: N polls after work before the poller sleeps. */
         PollerIdleStrategy idleStrategy() {
+            if (idle.startsWith("event:")) {
+                return PollerIdleStrategy.eventDriven(Long.parseLong(idle.substring("event:".length())));
+            }
             return switch (idle) {
                 case "busy" -> PollerIdleStrategy.busySpin();
                 case "event" -> PollerIdleStrategy.eventDriven();
                 case "backoff" -> PollerIdleStrategy.backoff();
-                default -> throw new IllegalArgumentException("--idle busy|event|backoff, got " + idle);
+                default -> throw new IllegalArgumentException("--idle busy|event|event:N|backoff, got " + idle);
             };
         }
 

@@ -58,6 +58,9 @@ public final class LoopbackCompletionQueue implements CompletionQueue {
     private boolean wakeup;
     private long overflows;
     private long delivered;
+    /** Poller-visible counts for tests: arms requested, awaits ended by a completion event. */
+    private long arms;
+    private long eventWakeUps;
     private volatile boolean closed;
 
     LoopbackCompletionQueue(LoopbackDevice device, int entries, boolean events, int batch, String description) {
@@ -189,6 +192,7 @@ public final class LoopbackCompletionQueue implements CompletionQueue {
         }
         synchronized (this) {
             armed = true;
+            arms++;
         }
     }
 
@@ -203,6 +207,7 @@ public final class LoopbackCompletionQueue implements CompletionQueue {
             while (true) {
                 if (pendingEvents > 0) {
                     pendingEvents--;
+                    eventWakeUps++;
                     return true;
                 }
                 if (wakeup) {
@@ -268,6 +273,19 @@ public final class LoopbackCompletionQueue implements CompletionQueue {
     /** Completions handed to pollers so far. */
     public synchronized long polled() {
         return delivered;
+    }
+
+    /** {@code ibv_req_notify_cq} calls so far (each one a system call on a real device). */
+    public synchronized long arms() {
+        return arms;
+    }
+
+    /**
+     * Awaits that a completion event ended so far: each one a poller that slept and a completion that woke
+     * it (a system call and a thread wake-up on a real device).
+     */
+    public synchronized long eventWakeUps() {
+        return eventWakeUps;
     }
 
     public int entries() {
