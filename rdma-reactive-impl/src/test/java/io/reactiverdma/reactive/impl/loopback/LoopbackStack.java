@@ -197,7 +197,7 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
          * poller), and it does not model RNR or transport retries (such a request fails at once), ordering
          * and timing between QPs, send queue depth, posting before RTS (refused), shared receive queues
          * (refused at rdma_create_qp), cleaning a CQ on destroy, or post, completion and CQ call faults. See
-         * {@link ZeroCostQueuePair}. Datagram QPs and rdma_cm keep the ordinary loopback's behaviour.
+         * {@code ZeroCostQueuePair}. Datagram QPs and rdma_cm keep the ordinary loopback's behaviour.
          */
         public Builder zeroCost(boolean zero) {
             this.zeroCost = zero;
