@@ -66,7 +66,10 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class ZeroCostEngineBenchmark {
+    /** Every wait for an operation: a lost signal fails the run instead of hanging it. */
     static final Duration WAIT = Duration.ofSeconds(10);
+    /** Bind, connect and close: a fork's first connection also loads and compiles the engine (slow on a loaded machine). */
+    static final Duration SETUP_WAIT = Duration.ofSeconds(120);
     static final int MESSAGE_SIZE = 64;
     static final int PIPELINE = 64;
     static final int STREAM = 4096;
@@ -100,12 +103,12 @@ public class ZeroCostEngineBenchmark {
             c.receive(RdmaMessage::length).subscribe(length -> { }, e -> { }); // 64: a cached Integer
             accepted.tryEmitValue(c);
             return c.onDispose();
-        }).block(WAIT);
+        }).block(SETUP_WAIT);
         if (server == null) {
             throw new IllegalStateException("bind gave no server");
         }
-        client = engine.connect(config.withPort(server.port())).block(WAIT);
-        RdmaConnection serverSide = accepted.asMono().block(WAIT);
+        client = engine.connect(config.withPort(server.port())).block(SETUP_WAIT);
+        RdmaConnection serverSide = accepted.asMono().block(SETUP_WAIT);
         if (client == null || serverSide == null) {
             throw new IllegalStateException("no connection");
         }
@@ -137,10 +140,10 @@ public class ZeroCostEngineBenchmark {
             }
             if (client != null) {
                 client.dispose();
-                client.onDispose().block(WAIT);
+                client.onDispose().block(SETUP_WAIT);
             }
             if (server != null) {
-                server.disposeNow(WAIT);
+                server.disposeNow(SETUP_WAIT);
             }
         } finally {
             stack.close();
