@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * An in-JVM RDMA stack: rdma_cm, RC and UD queue pairs (and multicast, {@link LoopbackDatagrams}) on loopback devices, with verbs semantics enforced (keys,
  * bounds, access, queue depths, RNR and transport retries, flushes, completion channel) and faults injected
  * on command ({@link #faults()}). One "wire" thread per stack executes every work request of every device
- * and generates every completion, asynchronously to the posting threads, in order per queue.
+ * and generates every completion, asynchronously to the posting threads, in order per queue; in zero-cost mode
+ * ({@link #zeroCost()}) RC work requests instead execute inside the post, on the posting thread.
  *
  * <p>Shared state (queue pairs, registrations, connections) is guarded by one fabric lock, held briefly;
  * completion queues and event channels have their own locks, taken inside it, never the other way round.
