@@ -43,6 +43,11 @@
  * destroyed id nothing); rdma_disconnect after the peer's is harmless; before a connection it moves the QP
  * to ERR and fails with EINVAL. rdma_accept after the client gave up fails with EINVAL. The listen backlog
  * is not enforced. Failed calls throw {@link io.reactiverdma.natives.NativeCallException} naming the call.</li>
+ * <li>Zero-cost mode ({@link io.reactiverdma.reactive.impl.loopback.LoopbackStack#zeroCost()}, for measuring
+ * the engine's own CPU): RC work requests execute inside the post on the posting thread, completions go into
+ * preallocated CQ rings, no lock, no wire thread, no allocation per request; both connection ends must be
+ * polled by the posting thread. What it leaves out (RNR and transport retries, queue depth, posting before
+ * RTS, SRQs, faults on posts and polls): {@link io.reactiverdma.reactive.impl.loopback.LoopbackStack.Builder#zeroCost}.</li>
  * <li>A hung device ({@link io.reactiverdma.reactive.impl.loopback.LoopbackFaults#hang}) executes and
  * flushes nothing on its QPs and holds completions others generate for its CQs, until resumed.</li>
  * </ul>
