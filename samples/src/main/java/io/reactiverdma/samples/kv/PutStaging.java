@@ -80,6 +80,14 @@ final class PutStaging {
         }
     }
 
+    /**
+     * Copies {@code value} into {@code target}, a buffer taken from {@link #take}: up to the server's largest
+     * value (4 MiB by default), on the caller's thread.
+     */
+    static void stage(RegisteredBuffer target, byte[] value) {
+        target.buffer().put(0, value);
+    }
+
     /** Large PUTs holding a buffer now. */
     int inUse() {
         return inUse.get();
