@@ -101,7 +101,7 @@ final class PutStaging {
 
     private void register() {
         for (int i = 0; i < buffers && !closed; i++) {
-            free.add(memory.allocateRegistered(bufferBytes, RemoteAccess.READ));
+            free.add(registerOne(memory, bufferBytes));
         }
         if (closed) {
             releaseFree();
@@ -114,7 +114,17 @@ final class PutStaging {
             gone.add(b);
         }
         if (!gone.isEmpty()) {
-            Schedulers.boundedElastic().schedule(() -> gone.forEach(RegisteredBuffer::release));
+            Schedulers.boundedElastic().schedule(() -> deregister(gone));
         }
+    }
+
+    /** One staging buffer, registered for the server's READ (a slow system call: pins pages). */
+    private static RegisteredBuffer registerOne(RdmaMemory memory, int bytes) {
+        return memory.allocateRegistered(bytes, RemoteAccess.READ);
+    }
+
+    /** Releases {@code buffers}, deregistering them (a slow system call, as registering). */
+    private static void deregister(List<RegisteredBuffer> buffers) {
+        buffers.forEach(RegisteredBuffer::release);
     }
 }
