@@ -257,6 +257,13 @@ public class RdmaProperties {
          */
         private int minRnrTimer = 12;
 
+        /**
+         * This side's minimum RNR NAK timer as a delay, in place of min-rnr-timer's code: the code of the
+         * shortest delay not below it (10us steps up to 640us = 12, then roughly doubling every two codes;
+         * 1ms -> 1.28 ms; the longest, 655.36 ms, is code 0). Unset: min-rnr-timer applies.
+         */
+        private Duration minRnrDelay;
+
         /** Transport retries after an ACK timeout (0..7). */
         private int retryCount = 6;
 
@@ -384,6 +391,14 @@ public class RdmaProperties {
 
         public void setMinRnrTimer(int minRnrTimer) {
             this.minRnrTimer = minRnrTimer;
+        }
+
+        public Duration getMinRnrDelay() {
+            return minRnrDelay;
+        }
+
+        public void setMinRnrDelay(Duration minRnrDelay) {
+            this.minRnrDelay = minRnrDelay;
         }
 
         public int getRetryCount() {

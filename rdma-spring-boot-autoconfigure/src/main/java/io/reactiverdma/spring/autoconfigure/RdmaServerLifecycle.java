@@ -14,21 +14,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * The auto-configured RDMA server, bound in a {@link SmartLifecycle} phase: when the context starts, right after
- * the web server started (so no RDMA connection reaches the handler while the application cannot yet serve
- * HTTP), also with lazy initialisation; when it stops, after the web server's graceful shutdown drained HTTP
- * requests and before the web server stops. Stopping disposes the server (no new connections, every connection
+ * The auto-configured RDMA server, bound in a {@link SmartLifecycle} phase: when the context starts, after the
+ * web server started (so no RDMA connection reaches the handler while the application cannot yet serve HTTP),
+ * also with lazy initialisation; when it stops, in the web server's graceful-shutdown phase (RDMA connections
+ * drain while HTTP requests drain) and before the web server stops. Stopping disposes the server (no new connections, every connection
  * closed, after the drain timeout when one is set) without blocking the context's shutdown thread: the context
  * waits for it at most its {@code spring.lifecycle.timeout-per-shutdown-phase}. Not pauseable, as the web
  * server.
  */
 public class RdmaServerLifecycle implements SmartLifecycle {
     /**
-     * One above Spring Boot's web server start/stop phase ({@code WebServerApplicationContext
-     * .START_STOP_LIFECYCLE_PHASE}, {@code Integer.MAX_VALUE - 2048}) and below its graceful shutdown phase
-     * ({@code Integer.MAX_VALUE - 1024}): starts after the web server, stops before it.
+     * Spring Boot's web server graceful-shutdown phase ({@code WebServerGracefulShutdownLifecycle
+     * .SMART_LIFECYCLE_PHASE}, {@code Integer.MAX_VALUE - 1024}), above its start/stop phase
+     * ({@code Integer.MAX_VALUE - 2048}): starts after the web server started; on shutdown drains while HTTP
+     * drains (both under the one per-phase timeout, not one after the other), before the web server stops.
      */
-    public static final int PHASE = Integer.MAX_VALUE - 2048 + 1;
+    public static final int PHASE = Integer.MAX_VALUE - 1024;
 
     private static final Log LOG = LogFactory.getLog(RdmaServerLifecycle.class);
 

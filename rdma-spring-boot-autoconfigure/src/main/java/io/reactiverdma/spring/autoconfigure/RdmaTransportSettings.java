@@ -124,11 +124,30 @@ final class RdmaTransportSettings {
         option("read-atomic-depth", RdmaOption.READ_ATOMIC_DEPTH, t.getReadAtomicDepth());
         option("rnr-retry-count", RdmaOption.RNR_RETRY_COUNT, t.getRnrRetryCount());
         option("min-rnr-timer", RdmaOption.MIN_RNR_TIMER, t.getMinRnrTimer());
+        minRnrDelay(t.getMinRnrDelay(), t.getMinRnrTimer());
         option("retry-count", RdmaOption.RETRY_COUNT, t.getRetryCount());
         option("ack-timeout-exponent", RdmaOption.ACK_TIMEOUT, t.getAckTimeoutExponent());
         option("signal-interval", RdmaOption.SIGNAL_INTERVAL, t.getSignalInterval());
         option("completion-vector", RdmaOption.COMPLETION_VECTOR, t.getCompletionVector());
         option("idle-probe-interval", RdmaOption.IDLE_PROBE_INTERVAL, t.getIdleProbeInterval());
+    }
+
+    /** min-rnr-delay, when set, as its IBA code; with min-rnr-timer changed too, which one wins is unclear: refused. */
+    private void minRnrDelay(java.time.Duration delay, int code) {
+        if (delay == null) {
+            return;
+        }
+        if (code != RdmaOption.MIN_RNR_TIMER.defaultValue()) {
+            throw invalid("min-rnr-delay", delay, "set together with " + prefix + ".min-rnr-timer (" + code
+                    + "): set one of them");
+        }
+        int derived;
+        try {
+            derived = RnrTimerCodes.codeFor(delay);
+        } catch (IllegalArgumentException e) {
+            throw invalid("min-rnr-delay", delay, e.getMessage());
+        }
+        option("min-rnr-timer", RdmaOption.MIN_RNR_TIMER, derived);
     }
 
     private PollerIdleStrategy idleStrategy(RdmaProperties.IdleStrategy strategy, RdmaProperties.Backoff b,

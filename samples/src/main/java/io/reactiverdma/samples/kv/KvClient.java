@@ -200,7 +200,7 @@ public final class KvClient implements Disposable {
             }
             PutStaging buffers = staging;
             return buffers.take().flatMap(source -> {
-                source.buffer().put(0, value);
+                PutStaging.stage(source, value);
                 return call(id -> KvProtocol.Request.putRemote(id, k, value.length,
                         source.remoteRegion().slice(0, value.length)), () -> buffers.giveBack(source));
             }).then();

@@ -80,6 +80,14 @@ final class PutStaging {
         }
     }
 
+    /**
+     * Copies {@code value} into {@code target}, a buffer taken from {@link #take}: up to the server's largest
+     * value (4 MiB by default), on the caller's thread.
+     */
+    static void stage(RegisteredBuffer target, byte[] value) {
+        target.buffer().put(0, value);
+    }
+
     /** Large PUTs holding a buffer now. */
     int inUse() {
         return inUse.get();
@@ -93,7 +101,7 @@ final class PutStaging {
 
     private void register() {
         for (int i = 0; i < buffers && !closed; i++) {
-            free.add(memory.allocateRegistered(bufferBytes, RemoteAccess.READ));
+            free.add(registerOne(memory, bufferBytes));
         }
         if (closed) {
             releaseFree();
@@ -106,7 +114,17 @@ final class PutStaging {
             gone.add(b);
         }
         if (!gone.isEmpty()) {
-            Schedulers.boundedElastic().schedule(() -> gone.forEach(RegisteredBuffer::release));
+            Schedulers.boundedElastic().schedule(() -> deregister(gone));
         }
+    }
+
+    /** One staging buffer, registered for the server's READ (a slow system call: pins pages). */
+    private static RegisteredBuffer registerOne(RdmaMemory memory, int bytes) {
+        return memory.allocateRegistered(bytes, RemoteAccess.READ);
+    }
+
+    /** Releases {@code buffers}, deregistering them (a slow system call, as registering). */
+    private static void deregister(List<RegisteredBuffer> buffers) {
+        buffers.forEach(RegisteredBuffer::release);
     }
 }

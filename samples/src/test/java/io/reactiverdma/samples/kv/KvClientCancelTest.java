@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * Requests cancelled before they were sent (the gateway's request timeout, while the send queue is full):
  * on a connection that stays open, nothing may be left behind, neither the pending entry nor a large
- * value's staging buffer.
+ * value's staging buffer. On a fake connection whose send queue the test fills and empties: the engine's
+ * cannot be held full on demand (its sends go out as soon as there are credits, and a real server returns
+ * them at once), so a cancel while queued could not be made to happen with it.
  */
 class KvClientCancelTest {
     private final FakeKvConnection fake = new FakeKvConnection(KvCodecTest.layout(64, 8));

@@ -17,6 +17,8 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The HTTP endpoints. Values are raw bytes ({@code application/octet-stream}); errors are RFC 9457 problem
@@ -29,13 +31,17 @@ import reactor.core.publisher.Mono;
  *   <li>{@code POST /counters/{name}/increment?delta=N} (default 1): 200 with
  *       {@code {"counter","previous","current"}} (a remote fetch-and-add)</li>
  *   <li>{@code GET /kv/{key}/stream}: the value streamed in chunks of {@code gateway.download-chunk-size},
- *       each one RDMA READ, read only as the HTTP response takes them</li>
+ *       each one RDMA READ, read only as the HTTP response takes them; each chunk the response asked for
+ *       must come within {@code gateway.request-timeout} (else the response is cut off), while a slow HTTP
+ *       client that asks for nothing may take as long as it likes</li>
  * </ul>
  */
 @RestController
 public class KvController {
     private final KeyValueStore store;
     private final GatewayProperties properties;
+    /** Where a PUT's value is staged for RDMA: off the Netty event loop that received it. */
+    private final Scheduler copies = Schedulers.boundedElastic();
 
     public KvController(KeyValueStore store, GatewayProperties properties) {
         this.store = store;
@@ -61,8 +67,12 @@ public class KvController {
         }
         return DataBufferUtils.join(request.getBody(), max)
                 .onErrorMap(DataBufferLimitException.class, e -> new DataBufferLimitException(tooLarge(-1, max)))
-                .map(KvController::bytes)
+                .map(KvController::bytes) // on the event loop, as Spring's own byte[] decoder does
                 .defaultIfEmpty(new byte[0])
+                // The PUT continues on the bounded elastic scheduler: a large value's copy into the key-value
+                // client's staging buffer (up to 4 MB) runs where the PUT is subscribed, not on the event loop.
+                // (A byte[] crosses the hop: nothing to release if the request is cancelled on the way.)
+                .publishOn(copies)
                 .flatMap(value -> store.put(key, value))
                 .then(Mono.fromSupplier(() -> ResponseEntity.noContent().build()));
     }
@@ -104,7 +114,8 @@ public class KvController {
     @GetMapping(path = "/kv/{key}/stream", produces = MediaType.APPLICATION_OCTET_STREAM_VALUE)
     public Flux<DataBuffer> stream(@PathVariable("key") String key, ServerHttpResponse response) {
         DataBufferFactory buffers = response.bufferFactory();
-        return store.download(key, (int) properties.downloadChunkSize().toBytes())
+        return ChunkTimeout.whileDemanded(store.download(key, (int) properties.downloadChunkSize().toBytes()),
+                        properties.requestTimeout())
                 .map(buffers::wrap);
     }
 }

@@ -205,16 +205,12 @@ public class KvGateway implements KeyValueStore, SmartLifecycle {
     }
 
     /**
-     * The key-value client's download. The connection and the first chunk must come within the request
-     * timeout (a server that does not answer is a 504 before the response starts); after that the pace is
-     * the HTTP client's, since a slow client legitimately leaves the stream without demand for as long as it
-     * likes (a dead server still ends the stream: the connection fails what it has outstanding).
+     * The key-value client's download. Each chunk's timeout is the route's ({@link KvController}): it counts
+     * only while the HTTP response asks for a chunk, so it lives where that demand is seen.
      */
     @Override
     public Flux<ByteBuffer> download(String key, int chunkSizeBytes) {
-        return client().flatMapMany(kv -> kv.download(key, chunkSizeBytes))
-                .timeout(Mono.delay(requestTimeout), chunk -> Mono.never())
-                .publishOn(handOff);
+        return client().flatMapMany(kv -> kv.download(key, chunkSizeBytes)).publishOn(handOff);
     }
 
     @Override

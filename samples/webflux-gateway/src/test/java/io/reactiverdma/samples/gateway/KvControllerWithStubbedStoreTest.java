@@ -44,6 +44,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class KvControllerWithStubbedStoreTest {
     private static final int CHUNK = 64 * 1024;
     private static final int STREAM_CHUNKS = 1024; // 64 MiB: far more than socket buffers and prefetch hold
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
 
     private final StubStore store = new StubStore();
     private ConfigurableApplicationContext app;
@@ -66,7 +67,8 @@ class KvControllerWithStubbedStoreTest {
     void start() {
         StubbedGateway.store = store;
         app = new SpringApplicationBuilder(StubbedGateway.class).run("--server.port=0", "--spring.main.banner-mode=off",
-                "--gateway.max-value-size=1KB", "--gateway.download-chunk-size=" + CHUNK + "B");
+                "--gateway.max-value-size=1KB", "--gateway.download-chunk-size=" + CHUNK + "B",
+                "--gateway.request-timeout=" + REQUEST_TIMEOUT.toMillis() + "ms");
         port = Integer.parseInt(app.getEnvironment().getProperty("local.server.port"));
         http = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).responseTimeout(Duration.ofSeconds(30))
                 .build();
@@ -156,6 +158,8 @@ class KvControllerWithStubbedStoreTest {
             long before = waitUntilStable();
             assertTrue(before < STREAM_CHUNKS / 2, "a stalled HTTP client stalls the reads: " + before + " of "
                     + STREAM_CHUNKS + " chunks read");
+            // Longer than gateway.request-timeout: a reader that asks for nothing is not cut off.
+            Thread.sleep(REQUEST_TIMEOUT.multipliedBy(2).toMillis());
             long total = read;
             for (int n; (n = in.read(buf)) >= 0; ) {
                 total += n;
@@ -163,6 +167,32 @@ class KvControllerWithStubbedStoreTest {
             assertEquals(STREAM_CHUNKS, store.streamed.get(), "all chunks read once the client reads again");
             // Chunked transfer encoding adds framing: the payload is at least the value.
             assertTrue(total > (long) STREAM_CHUNKS * CHUNK, "received " + total);
+        }
+    }
+
+    /**
+     * Every chunk the response asked for has the request timeout, not only the first. Before: the download
+     * had a timeout on its first chunk only (in KvGateway, not on the route), so a backend that stalls after
+     * it held the response open: the read below failed with "Read timed out" after 60 s.
+     */
+    @Test
+    void aDownloadWhoseBackendStallsAfterTheFirstChunkEndsWithinTheRequestTimeout() throws Exception {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(60_000);
+            OutputStream out = s.getOutputStream();
+            out.write(("GET /kv/stall/stream HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            long t0 = System.nanoTime();
+            InputStream in = s.getInputStream();
+            byte[] buf = new byte[64 * 1024];
+            long total = 0;
+            for (int n; (n = in.read(buf)) >= 0; ) {
+                total += n;
+            }
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(total >= CHUNK && total < 2L * CHUNK, "the first chunk and no more: " + total + " bytes");
+            assertTrue(ms >= REQUEST_TIMEOUT.toMillis() - 100 && ms < 30_000, "the response ended after " + ms + " ms");
         }
     }
 
@@ -211,6 +241,9 @@ class KvControllerWithStubbedStoreTest {
 
         @Override
         public Flux<ByteBuffer> download(String key, int chunkSizeBytes) {
+            if (key.equals("stall")) { // a backend that answers the first READ and no other
+                return Flux.concat(Flux.just(ByteBuffer.allocate(chunkSizeBytes)), Flux.never());
+            }
             return Flux.range(0, STREAM_CHUNKS).map(i -> {
                 streamed.incrementAndGet();
                 return ByteBuffer.allocate(chunkSizeBytes);
