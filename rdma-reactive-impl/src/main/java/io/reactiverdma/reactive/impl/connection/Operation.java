@@ -1,5 +1,6 @@
 package io.reactiverdma.reactive.impl.connection;
 
+import io.reactiverdma.reactive.impl.completion.HandOffTask;
 import io.reactiverdma.reactive.impl.device.EngineBuffer;
 
 import io.reactiverdma.reactive.OperationType;
@@ -14,7 +15,7 @@ import reactor.core.CoreSubscriber;
  * One send-queue operation from subscription to signal: what to post, the buffers it holds, and its
  * subscriber, whose {@code Subscription} it is (see {@link OperationMono}). Holds are taken when it is made
  * and dropped exactly once ({@link #releaseHolds()}), after its completion or flush, or when it is refused or
- * cancelled before being posted. It is its own hand-off task (no lambda per hand-over).
+ * cancelled before being posted. It is its own hand-off task: handing it to the poller allocates nothing.
  *
  * <p>A send's fields are all it has (56 bytes with compressed references); the other kinds add theirs in
  * subclasses. Made by the named factories ({@link #send}, {@link #oneSided}, {@link #atomic}, {@link #bind},
@@ -22,7 +23,7 @@ import reactor.core.CoreSubscriber;
  * previous value and a bind its region ({@link ValueOperation}, which waits for the subscriber's request).
  * One completion path for all: {@link #succeed()} or {@link #fail}, the first of them signals.
  */
-public class Operation implements Runnable, Subscription {
+public class Operation extends HandOffTask implements Subscription {
     private static final byte OWNS_LOCAL = 1;
     private static final byte SUCCEEDED = 2;
     private static final byte HOLDS_RELEASED = 4;
