@@ -304,6 +304,10 @@ public final class LoopbackCmId implements CmId {
                     || spec.maxInlineData() < 0) {
                 throw Errnos.fail("rdma_create_qp", Errnos.EINVAL, spec.toString());
             }
+            if (srq != null && stack.zeroCost) {
+                throw Errnos.fail("rdma_create_qp", Errnos.EOPNOTSUPP,
+                        "the zero-cost loopback stack models no shared receive queues");
+            }
             if (srq != null && (srq.pd != p || srq.isDestroyed())) {
                 throw Errnos.fail("rdma_create_qp", Errnos.EINVAL, "the SRQ must be live and of the QP's PD");
             }

@@ -53,7 +53,21 @@ public final class LoopbackCompletionQueue implements CompletionQueue {
     private final ArrayDeque<Completion> held = new ArrayDeque<>();
     private final Completion[] scratch;
     final Set<LoopbackQueuePair> queuePairs = ConcurrentHashMap.newKeySet();
-    private boolean armed;
+    /**
+     * On a zero-cost stack: the completions its poller thread wrote at post time ({@link ZeroCostQueuePair}),
+     * confined to that thread; null otherwise. Completions other threads generate (datagrams on the wire
+     * thread) still go through {@link #push}.
+     */
+    private final CompletionRing ring;
+    /** The thread that polls this CQ (the last one that did); the zero-cost path posts only from it. */
+    volatile Thread owner;
+    /** Zero-cost QPs moved to ERR by another thread, whose receives the poller flushes (this monitor). */
+    private final ArrayDeque<LoopbackQueuePair> flushes = new ArrayDeque<>();
+    private volatile boolean flushRequested;
+    /** Completions in {@link #queue}: lets the zero-cost poll skip this monitor when there are none. */
+    private volatile int queued;
+    private long ringDelivered;
+    private volatile boolean armed;
     private int pendingEvents;
     private boolean wakeup;
     private long overflows;
@@ -67,6 +81,82 @@ public final class LoopbackCompletionQueue implements CompletionQueue {
         this.batch = batch;
         this.description = description;
         this.scratch = new Completion[batch];
+        this.ring = device.stack.zeroCost ? new CompletionRing(entries) : null;
+    }
+
+    /**
+     * Adds a completion the poller thread generated itself (the zero-cost path): into the ring, no lock, no
+     * object. Beyond {@code entries} unpolled it is an overflow, counted and raised like {@link #push}'s.
+     */
+    void addOwned(int qpNum, long wrId, int status, int opcode, int byteLen, int imm, int wcFlags) {
+        if (closed) {
+            return;
+        }
+        if (!ring.add(qpNum, wrId, status, opcode, byteLen, imm, wcFlags)) {
+            synchronized (this) {
+                overflows++;
+            }
+            device.raise(new AsyncEventInfo(AsyncEventType.CQ_ERR, -1, -1, this));
+        }
+        if (armed) { // the poller armed and will sleep: the completion is its event
+            synchronized (this) {
+                if (armed) {
+                    armed = false;
+                    pendingEvents++;
+                    notifyAll();
+                }
+            }
+        }
+    }
+
+    /** A zero-cost QP entered ERR on another thread: the poller flushes its receives at its next poll. */
+    void requestFlush(LoopbackQueuePair qp) {
+        synchronized (this) {
+            flushes.add(qp);
+            flushRequested = true;
+            if (armed) {
+                armed = false;
+                pendingEvents++;
+            }
+            notifyAll();
+        }
+    }
+
+    private void runRequestedFlushes() {
+        while (true) {
+            LoopbackQueuePair qp;
+            synchronized (this) {
+                qp = flushes.poll();
+                if (qp == null) {
+                    flushRequested = false;
+                    return;
+                }
+            }
+            if (qp.state == LoopbackQueuePair.State.ERR) {
+                qp.zero.flushReceives();
+            }
+        }
+    }
+
+    /** The zero-cost poll: the ring first (no lock), then what other threads pushed, if anything. */
+    private int pollOwned(Handler handler) {
+        Thread t = Thread.currentThread();
+        if (owner != t) {
+            owner = t;
+        }
+        if (closed) {
+            throw new IllegalStateException("ibv_poll_cq: the completion queue " + description + " was destroyed");
+        }
+        if (flushRequested) {
+            runRequestedFlushes();
+        }
+        int n = Math.min(batch, ring.size());
+        currentSrcQp = 0; // connected QPs only in the ring
+        for (int i = 0; i < n; i++) {
+            ring.dispatchOldest(handler);
+        }
+        ringDelivered += n;
+        return n < batch && queued > 0 ? n + pollQueued(handler, batch - n) : n;
     }
 
     /**
@@ -98,6 +188,7 @@ public final class LoopbackCompletionQueue implements CompletionQueue {
             System.err.println("LOOPBACK CQ OVERFLOW on " + this + ": " + queue.size() + " completions unpolled");
         }
         queue.add(c);
+        queued = queue.size();
         if (armed) {
             armed = false;
             pendingEvents++;
@@ -110,6 +201,7 @@ public final class LoopbackCompletionQueue implements CompletionQueue {
     synchronized int clean(int qpNum) {
         int before = queue.size() + held.size();
         queue.removeIf(c -> c.qpNum() == qpNum);
+        queued = queue.size();
         int heldBefore = held.size();
         held.removeIf(c -> c.qpNum() == qpNum);
         device.resources.outstanding(-(heldBefore - held.size())); // held ones still counted as outstanding
@@ -150,14 +242,22 @@ public final class LoopbackCompletionQueue implements CompletionQueue {
 
     @Override
     public int poll(Handler handler) {
+        if (ring != null) {
+            return pollOwned(handler);
+        }
         check("ibv_poll_cq", Call.POLL);
+        return pollQueued(handler, batch);
+    }
+
+    private int pollQueued(Handler handler, int max) {
         int n = 0;
         synchronized (this) {
             Completion c;
-            while (n < batch && (c = queue.poll()) != null) {
+            while (n < max && (c = queue.poll()) != null) {
                 scratch[n++] = c;
             }
             delivered += n;
+            queued = queue.size();
         }
         for (int i = 0; i < n; i++) {
             Completion c = scratch[i];
@@ -262,12 +362,12 @@ public final class LoopbackCompletionQueue implements CompletionQueue {
 
     /** Completions waiting to be polled. */
     public synchronized int unpolled() {
-        return queue.size();
+        return queue.size() + (ring != null ? ring.size() : 0); // the ring: exact on its poller thread only
     }
 
     /** Completions handed to pollers so far. */
     public synchronized long polled() {
-        return delivered;
+        return delivered + ringDelivered; // the ring's count: exact on its poller thread only
     }
 
     public int entries() {

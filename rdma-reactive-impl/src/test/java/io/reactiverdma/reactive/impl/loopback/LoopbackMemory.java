@@ -24,6 +24,11 @@ final class LoopbackMemory {
     private long nextWindowHandle = 0x5100_0000L;
     private long nextAddress = 0x7f10_0000_0000L;
     private int nextIndex = 1;
+    /**
+     * Registrations and windows by their keys' 24-bit index, copied on every change so that the zero-cost
+     * path ({@link ZeroCostQueuePair}) reads it without the lock and without boxing a key.
+     */
+    private volatile Object[] byIndex = new Object[64];
 
     LoopbackMemory(LoopbackStack stack) {
         this.stack = stack;
@@ -41,6 +46,7 @@ final class LoopbackMemory {
         byLkey.put(lkey, r);
         byRkey.put(rkey, r);
         byAddress.put(address, r);
+        index(index, r);
         return r;
     }
 
@@ -50,6 +56,7 @@ final class LoopbackMemory {
         LoopbackWindow w = new LoopbackWindow(stack, pd, nextWindowHandle += 64, index << 8 | 0x33);
         windowsByIndex.put(index, w);
         windowsByHandle.put(w.handle, w);
+        index(index, w);
         return w;
     }
 
@@ -57,6 +64,7 @@ final class LoopbackMemory {
     void removeWindow(LoopbackWindow w) {
         windowsByIndex.remove(w.rkey >>> 8);
         windowsByHandle.remove(w.handle);
+        index(w.rkey >>> 8, null);
     }
 
     /** Fabric lock held. */
@@ -99,6 +107,43 @@ final class LoopbackMemory {
         byLkey.remove(r.lkey());
         byRkey.remove(r.rkey());
         byAddress.remove(r.address());
+        index(r.lkey() >>> 8, null);
+    }
+
+    /** Fabric lock held. */
+    private void index(int index, Object o) {
+        Object[] a = byIndex;
+        a = index < a.length ? a.clone() : java.util.Arrays.copyOf(a, Math.max(index + 1, a.length * 2));
+        a[index] = o;
+        byIndex = a;
+    }
+
+    /** The live registration whose lkey is {@code lkey}, or null. Any thread, no lock (the zero-cost path). */
+    LoopbackRegistration byLkeyUnlocked(int lkey) {
+        Object[] a = byIndex;
+        int i = lkey >>> 8;
+        return i < a.length && a[i] instanceof LoopbackRegistration r && r.lkey() == lkey ? r : null;
+    }
+
+    /**
+     * What a remote request's rkey grants on {@code responder} for [addr, addr+len) with {@code access}: the
+     * registration it reaches (directly, or through a window bound to {@code responder}), or null. Any
+     * thread, no lock (the zero-cost path; a window is bound and invalidated under the lock, read here).
+     */
+    LoopbackRegistration remoteUnlocked(LoopbackQueuePair responder, int rkey, long addr, long len, int access) {
+        Object[] a = byIndex;
+        int i = rkey >>> 8;
+        Object o = i < a.length ? a[i] : null;
+        if (o instanceof LoopbackRegistration r) {
+            return r.rkey() == rkey && r.pd == responder.pd && addr >= r.address()
+                    && addr + len <= r.address() + r.length() && (r.access & access) == access ? r : null;
+        }
+        if (o instanceof LoopbackWindow w) {
+            LoopbackRegistration region = w.region;
+            return region != null && w.rkey == rkey && w.boundQp == responder && addr >= w.address
+                    && addr + len <= w.address + w.length && (w.access & access) == access ? region : null;
+        }
+        return null;
     }
 
     /** What a local SGE check found. */

@@ -59,8 +59,10 @@ public final class LoopbackQueuePair implements QueuePair {
     private final int maxInline;
     /** An unreliable-datagram QP (rdma_create_qp on a UDP id): RTS at once, sends go by address handle. */
     boolean ud;
-    // ---- fabric lock
-    State state = State.INIT;
+    /** The zero-cost data path of an RC QP on a zero-cost stack, else null (see {@link ZeroCostQueuePair}). */
+    final ZeroCostQueuePair zero;
+    // ---- fabric lock (written under it; volatile for the zero-cost path, which reads it without)
+    volatile State state = State.INIT;
     LoopbackQueuePair peer;
     /** Its host "died" (a fault): it executes nothing and answers nothing. */
     boolean dead;
@@ -89,6 +91,12 @@ public final class LoopbackQueuePair implements QueuePair {
         this.maxSendWr = maxSendWr;
         this.maxRecvWr = maxRecvWr;
         this.maxInline = maxInline;
+        this.zero = stack.zeroCost && srq == null ? new ZeroCostQueuePair(this, maxRecvWr) : null;
+    }
+
+    /** Whether posts take the zero-cost path (an RC QP on a zero-cost stack; UD QPs keep the wire). */
+    private boolean zeroCost() {
+        return zero != null && !ud;
     }
 
     @Override
@@ -109,6 +117,9 @@ public final class LoopbackQueuePair implements QueuePair {
 
     /** Send work requests posted and not completed yet. */
     public int outstandingSends() {
+        if (zeroCost()) {
+            return 0; // executed at post time
+        }
         synchronized (stack.lock) {
             return sq.size();
         }
@@ -116,6 +127,9 @@ public final class LoopbackQueuePair implements QueuePair {
 
     /** Receives posted and not consumed yet. */
     public int postedReceives() {
+        if (zeroCost()) {
+            return zero.postedReceives();
+        }
         synchronized (stack.lock) {
             return rq.size();
         }
@@ -134,6 +148,9 @@ public final class LoopbackQueuePair implements QueuePair {
 
     /** {@code ibv_post_send} calls on this QP (refused ones included). */
     public long sendPostCalls() {
+        if (zeroCost()) {
+            return zero.sendPostCalls;
+        }
         synchronized (stack.lock) {
             return sendPostCalls;
         }
@@ -141,6 +158,9 @@ public final class LoopbackQueuePair implements QueuePair {
 
     /** {@code ibv_post_recv} calls on this QP (refused ones included). */
     public long receivePostCalls() {
+        if (zeroCost()) {
+            return zero.receivePostCalls;
+        }
         synchronized (stack.lock) {
             return receivePostCalls;
         }
@@ -148,6 +168,9 @@ public final class LoopbackQueuePair implements QueuePair {
 
     /** Send work requests the QP took. */
     public long sendRequestsPosted() {
+        if (zeroCost()) {
+            return zero.sendRequestsPosted;
+        }
         synchronized (stack.lock) {
             return sendRequestsPosted;
         }
@@ -155,6 +178,9 @@ public final class LoopbackQueuePair implements QueuePair {
 
     /** Successful send-queue requests that gave a completion (signalled ones). */
     public long signalledSendCompletions() {
+        if (zeroCost()) {
+            return zero.signalledSendCompletions;
+        }
         synchronized (stack.lock) {
             return signalledSendCompletions;
         }
@@ -162,6 +188,10 @@ public final class LoopbackQueuePair implements QueuePair {
 
     @Override
     public void postSend(SendWorkRequests chain) {
+        if (zeroCost()) {
+            zero.postSend(chain);
+            return;
+        }
         int posted = 0;
         synchronized (stack.lock) {
             sendPostCalls++;
@@ -254,6 +284,10 @@ public final class LoopbackQueuePair implements QueuePair {
 
     @Override
     public void postReceive(ReceiveWorkRequests chain) {
+        if (zeroCost()) {
+            zero.postReceive(chain);
+            return;
+        }
         int posted = 0;
         synchronized (stack.lock) {
             receivePostCalls++;
@@ -363,7 +397,11 @@ public final class LoopbackQueuePair implements QueuePair {
             }
         }
         if (state == State.ERR) {
-            stack.wire.scheduleFlush(this);
+            if (zeroCost()) {
+                cq.requestFlush(this); // its receives live on the poller thread: flushed there
+            } else {
+                stack.wire.scheduleFlush(this);
+            }
         }
     }
 
@@ -393,6 +431,9 @@ public final class LoopbackQueuePair implements QueuePair {
             pd.device.resources.outstanding(-(sq.size() + rq.size()));
             sq.clear();
             rq.clear();
+            if (zero != null) {
+                zero.clear();
+            }
             pd.queuePairs.remove(this);
             cq.queuePairs.remove(this);
             if (stack.cleanCqOnDestroy) {

@@ -85,6 +85,19 @@ public final class LoopbackRegistration implements Registration {
         buffer.put((int) (addr - address), data, 0, len);
     }
 
+    /**
+     * Copies [addr, addr+len) of this registration to {@code to} at {@code toAddr}: one memory copy, no
+     * intermediate array (the zero-cost path; ranges checked, no lock).
+     */
+    void copyTo(long addr, LoopbackRegistration to, long toAddr, int len) {
+        to.buffer.put((int) (toAddr - to.address), buffer, (int) (addr - address), len);
+    }
+
+    /** Whether [addr, addr+len) lies in this registration. */
+    boolean contains(long addr, long len) {
+        return len >= 0 && addr >= address && addr + len <= address + buffer.capacity();
+    }
+
     /** A little-endian 64-bit word (as x86 atomics see memory). Fabric lock held, range checked. */
     long getLong(long addr) {
         return buffer.getLong((int) (addr - address));

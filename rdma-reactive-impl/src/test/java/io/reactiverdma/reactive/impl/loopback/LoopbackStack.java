@@ -48,6 +48,8 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
     final boolean undefinedGrhBytes;
     /** mlx4/mlx5-like: destroying a QP removes its unpolled completions (see {@link Builder#cleanCqOnDestroy}). */
     final boolean cleanCqOnDestroy;
+    /** Posts on RC QPs execute at post time on the posting thread (see {@link Builder#zeroCost}). */
+    final boolean zeroCost;
     private final List<LoopbackDevice> devices;
     private final Map<InetAddress, LoopbackDevice> byAddress = new LinkedHashMap<>();
     private final ScheduledThreadPoolExecutor executor;
@@ -68,6 +70,7 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         this.memoryWindows = b.memoryWindows;
         this.undefinedGrhBytes = b.undefinedGrhBytes;
         this.cleanCqOnDestroy = b.cleanCqOnDestroy;
+        this.zeroCost = b.zeroCost;
         List<LoopbackDevice> list = new ArrayList<>();
         for (Builder.Spec s : b.devices) {
             LoopbackDevice d = new LoopbackDevice(this, s.name, nextKey(), s.addresses, b.maxCqe, b.maxQpRdAtom);
@@ -92,6 +95,14 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         return builder().device("loopback0", "127.0.0.1", "10.77.0.1").build();
     }
 
+    /**
+     * One device "loopback0" on 127.0.0.1 and 10.77.0.1 that costs (almost) nothing: see
+     * {@link Builder#zeroCost}. For measuring the engine's own CPU per message.
+     */
+    public static LoopbackStack zeroCost() {
+        return builder().device("loopback0", "127.0.0.1", "10.77.0.1").zeroCost(true).build();
+    }
+
     public static Builder builder() {
         return new Builder();
     }
@@ -110,6 +121,7 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         private boolean memoryWindows = true;
         private boolean undefinedGrhBytes;
         private boolean cleanCqOnDestroy;
+        private boolean zeroCost;
 
         /** A device with these IP addresses (literal IPv4/IPv6 addresses). */
         public Builder device(String name, String... addresses) {
@@ -176,6 +188,22 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
             return this;
         }
 
+        /**
+         * With true, the stack's RC queue pairs cost (almost) nothing: a work request executes inside
+         * {@code ibv_post_send} on the posting thread (the peer's receive matched, the bytes copied once, the
+         * completions written into the completion queues' preallocated rings), with no lock, no wire thread and
+         * no object per work request; polling reads the ring. Its price: the posting thread must be the
+         * poller of both ends' completion queues (one engine, shared completion queues: both ends on one
+         * poller), and it does not model RNR or transport retries (such a request fails at once), ordering
+         * and timing between QPs, send queue depth, posting before RTS (refused), shared receive queues
+         * (refused at rdma_create_qp), cleaning a CQ on destroy, or post, completion and CQ call faults. See
+         * {@link ZeroCostQueuePair}. Datagram QPs and rdma_cm keep the ordinary loopback's behaviour.
+         */
+        public Builder zeroCost(boolean zero) {
+            this.zeroCost = zero;
+            return this;
+        }
+
         public Builder maxCqe(int n) {
             this.maxCqe = n;
             return this;
@@ -189,6 +217,9 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         public LoopbackStack build() {
             if (devices.isEmpty()) {
                 throw new IllegalStateException("a loopback stack needs at least one device");
+            }
+            if (zeroCost && cleanCqOnDestroy) {
+                throw new IllegalStateException("a zero-cost loopback stack does not clean completion queues on destroy");
             }
             return new LoopbackStack(this);
         }

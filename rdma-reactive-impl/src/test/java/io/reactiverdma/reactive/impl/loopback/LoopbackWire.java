@@ -360,6 +360,20 @@ final class LoopbackWire {
         return Result.done(0);
     }
 
+    /** BIND_MW executed at once by the zero-cost path ({@link ZeroCostQueuePair}), under the fabric lock. */
+    WcStatus bindNow(LoopbackQueuePair qp, LoopbackQueuePair.Bind b) {
+        synchronized (stack.lock) {
+            return bind(qp, b).status;
+        }
+    }
+
+    /** LOCAL_INV executed at once by the zero-cost path, under the fabric lock. */
+    WcStatus invalidateNow(LoopbackQueuePair qp, int rkey) {
+        synchronized (stack.lock) {
+            return invalidate(qp, rkey).status;
+        }
+    }
+
     /** The bytes a SEND or WRITE carries: the inline copy, or the local SGE read now. Null: local protection. */
     private byte[] localSource(LoopbackQueuePair qp, SendWqe w, Check[] why) {
         if (w.inline() != null) {

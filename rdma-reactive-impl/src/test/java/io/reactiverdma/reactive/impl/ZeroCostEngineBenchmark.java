@@ -1,0 +1,178 @@
+package io.reactiverdma.reactive.impl;
+
+import io.reactiverdma.reactive.DisposableRdmaServer;
+import io.reactiverdma.reactive.PollerIdleStrategy;
+import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.RdmaMessage;
+import io.reactiverdma.reactive.RdmaOption;
+import io.reactiverdma.reactive.RdmaTransportConfig;
+import io.reactiverdma.reactive.RegisteredBuffer;
+import io.reactiverdma.reactive.RemoteAccess;
+import io.reactiverdma.reactive.RemoteRegion;
+import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The engine's own CPU per message: the real engine, end to end, on the zero-cost loopback device
+ * ({@link LoopbackStack#zeroCost()}), where a post completes inside {@code ibv_post_send} (the peer's receive
+ * matched, one copy, the completions written into the CQ's preallocated ring; no lock, no wire thread, no
+ * allocation per work request). One engine is both server and client with shared completion queues, so
+ * both connection ends are on one poller thread: a {@code busySpin} run has two busy threads, the poller and
+ * the benchmark thread, and measures the engine, not the scheduler (these machines have 2 cores). The server
+ * consumes with {@code receive(decoder)} (the allocation-free receive path). Default options otherwise
+ * (credit flow control, {@code MAX_INLINE_DATA} 64, so 64 B messages are inline, {@code SIGNAL_INTERVAL} 16).
+ * <ul>
+ *   <li>{@link #streamingSend}: {@value #STREAM} messages of {@value #MESSAGE_SIZE} B through one
+ *       {@code send(Publisher)}, waited for together; per message, both sides (the sender's staging copy,
+ *       chain building, post, the receiver's completion, decode, repost, credit return).</li>
+ *   <li>{@link #pipelinedSends}: {@value #PIPELINE} {@code send(RegisteredBuffer)} Monos in flight
+ *       ({@code flatMap}), waited for together; per message.</li>
+ *   <li>{@link #sendWaited}: one {@code send(RegisteredBuffer)} Mono subscribed and waited for
+ *       ({@code block}): the hand-off to the poller, post, completion, signal and the benchmark thread's
+ *       wake-up (with {@code busySpin} nobody sleeps but {@code block}'s latch).</li>
+ *   <li>{@link #write64}, {@link #read64}: one 64 B RDMA WRITE / READ Mono waited for.</li>
+ * </ul>
+ * The poller's dispatch of one completion alone is {@code completion.CompletionDispatchBenchmark}.
+ * With {@code -prof gc}, {@code gc.alloc.rate.norm} counts every thread of the JVM (benchmark thread,
+ * poller, rdma_cm threads); the device itself allocates nothing per work request here.
+ *
+ * <p>Run: {@code scripts/bench-engine ZeroCostEngineBenchmark -f 1 -wi 3 -i 5} (gc profiler by default); where
+ * the time goes: {@code scripts/bench-engine-cpu 'ZeroCostEngineBenchmark.streamingSend' -p idle=busySpin}.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class ZeroCostEngineBenchmark {
+    static final Duration WAIT = Duration.ofSeconds(10);
+    static final int MESSAGE_SIZE = 64;
+    static final int PIPELINE = 64;
+    static final int STREAM = 4096;
+
+    /** The poller's {@link RdmaOption#IDLE_STRATEGY}: {@code busySpin} or the default {@code eventDriven}. */
+    @Param({"busySpin", "eventDriven"})
+    public String idle;
+
+    private LoopbackStack stack;
+    private DisposableRdmaServer server;
+    private RdmaConnection client;
+    private RegisteredBuffer registered;
+    private RegisteredBuffer exposed;
+    private RemoteRegion region;
+    private Mono<Void> pipeline;
+    private Mono<Void> stream;
+
+    @Setup(Level.Trial)
+    public void connect() {
+        stack = LoopbackStack.zeroCost();
+        RdmaEngine engine = new RdmaEngine(stack);
+        PollerIdleStrategy strategy = switch (idle) {
+            case "busySpin" -> PollerIdleStrategy.busySpin();
+            case "eventDriven" -> PollerIdleStrategy.eventDriven();
+            default -> throw new IllegalArgumentException("idle: " + idle);
+        };
+        RdmaTransportConfig config = RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0)
+                .withOption(RdmaOption.IDLE_STRATEGY, strategy);
+        Sinks.One<RdmaConnection> accepted = Sinks.one();
+        server = engine.bind(config, c -> {
+            c.receive(RdmaMessage::length).subscribe(length -> { }, e -> { }); // 64: a cached Integer
+            accepted.tryEmitValue(c);
+            return c.onDispose();
+        }).block(WAIT);
+        if (server == null) {
+            throw new IllegalStateException("bind gave no server");
+        }
+        client = engine.connect(config.withPort(server.port())).block(WAIT);
+        RdmaConnection serverSide = accepted.asMono().block(WAIT);
+        if (client == null || serverSide == null) {
+            throw new IllegalStateException("no connection");
+        }
+        registered = client.memory().allocate(MESSAGE_SIZE);
+        ByteBuffer heap = ByteBuffer.allocate(MESSAGE_SIZE);
+        for (int i = 0; i < MESSAGE_SIZE; i++) {
+            registered.buffer().put(i, (byte) i);
+            heap.put(i, (byte) i);
+        }
+        exposed = serverSide.memory().allocateRegistered(MESSAGE_SIZE, RemoteAccess.WRITE, RemoteAccess.READ);
+        region = RemoteRegion.fromBytes(exposed.remoteRegion().toBytes());
+        RdmaConnection c = client;
+        RegisteredBuffer b = registered;
+        pipeline = Flux.range(0, PIPELINE).flatMap(i -> c.send(b), PIPELINE).then();
+        // The same heap buffer STREAM times, from an array: the upstream itself allocates nothing per message.
+        ByteBuffer[] messages = new ByteBuffer[STREAM];
+        java.util.Arrays.fill(messages, heap);
+        stream = c.send(Flux.fromArray(messages));
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        try {
+            if (registered != null) {
+                registered.release();
+            }
+            if (exposed != null) {
+                exposed.release();
+            }
+            if (client != null) {
+                client.dispose();
+                client.onDispose().block(WAIT);
+            }
+            if (server != null) {
+                server.disposeNow(WAIT);
+            }
+        } finally {
+            stack.close();
+        }
+    }
+
+    /** {@value #STREAM} messages through one {@code send(Publisher)}: the score is per message. */
+    @Benchmark
+    @OperationsPerInvocation(STREAM)
+    public void streamingSend() {
+        stream.block(WAIT);
+    }
+
+    /** {@value #PIPELINE} sends per invocation: the score is per message. */
+    @Benchmark
+    @OperationsPerInvocation(PIPELINE)
+    public void pipelinedSends() {
+        pipeline.block(WAIT);
+    }
+
+    @Benchmark
+    public void sendWaited() {
+        client.send(registered).block(WAIT);
+    }
+
+    @Benchmark
+    public void write64() {
+        client.write(registered, region).block(WAIT);
+    }
+
+    @Benchmark
+    public void read64() {
+        client.read(registered, region).block(WAIT);
+    }
+}
