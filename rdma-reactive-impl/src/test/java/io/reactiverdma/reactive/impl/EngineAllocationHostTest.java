@@ -77,6 +77,7 @@ class EngineAllocationHostTest {
             awaitCount(received::get, WARM_UP + MEASURED, done);
             // One-off allocation of the run (a lock inflated, a class initialised) is allowed: 4 KB over all.
             double perSend = (double) bytes / MEASURED;
+            System.out.println("[allocation] send(RegisteredBuffer): " + perSend + " B per Mono on the subscriber's thread");
             assertTrue(bytes <= 96L * MEASURED + ONE_OFF, "send(RegisteredBuffer) allocated " + perSend + " B per "
                     + "Mono on the subscriber's thread (" + bytes + " B for " + MEASURED + "); the aim is at most 96 B");
         } finally {
@@ -109,6 +110,8 @@ class EngineAllocationHostTest {
         messages.emit(message, MEASURED);
         long bytes = THREADS.getCurrentThreadAllocatedBytes() - before;
         messages.complete();
+        System.out.println("[allocation] send(Publisher): " + bytes + " B on the producer's thread for " + MEASURED
+                + " messages");
         awaitCount(done::completed, 1, done);
         assertEquals(WARM_UP + MEASURED, received.get(), "every message arrived before the stream completed");
         assertTrue(bytes <= ONE_OFF, "send(Publisher) allocated " + bytes + " B on the producer's thread for "
