@@ -2,8 +2,6 @@ package io.reactiverdma.reactive.impl.completion;
 
 import io.reactiverdma.reactive.impl.support.EngineLog;
 
-import reactor.util.concurrent.Queues;
-
 import java.util.Queue;
 
 /**
@@ -14,7 +12,8 @@ import java.util.Queue;
  * confined to one thread at a time even after its poller ended (a message released after its connection
  * closed still reaches the receive queue).
  *
- * <p>Lock-free on the poller's side while it runs (a multi-producer queue); the lock is taken only after
+ * <p>Lock-free on the poller's side while it runs (a multi-producer queue, which after the end sees one
+ * consumer at a time: the lock's holder); the lock is taken only after
  * termination. Model-checked by {@code TaskHandOffModelCheck} (docs/threading-model.md).
  */
 class TaskHandOff {
@@ -23,9 +22,9 @@ class TaskHandOff {
     /** The poller has ended: tasks handed over from now on run on the caller's thread. */
     volatile boolean terminated;
 
-    /** A poller's hand-over: Reactor's unbounded multi-producer, single-consumer queue. */
+    /** A poller's hand-over: an intrusive multi-producer, single-consumer queue ({@link HandOffQueue}). */
     TaskHandOff(String name) {
-        this(name, Queues.<Runnable>unboundedMultiproducer().get());
+        this(name, new HandOffQueue());
     }
 
     /** {@code tasks} must take offers from any thread and polls from one thread at a time. */

@@ -8,6 +8,7 @@ import io.reactiverdma.reactive.impl.device.EngineBuffer;
 import io.reactiverdma.reactive.impl.support.EngineLog;
 import io.reactiverdma.reactive.impl.verbs.MemoryWindow;
 import io.reactiverdma.verbs.SendWorkRequests;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
@@ -115,9 +116,14 @@ final class ExposedWindow implements ExposedRegion {
             return; // the close deallocates it with the connection
         }
         state = State.REVOKING;
-        Mono.<Object>create(sink -> connection.send.submit(new Operation(connection.send,
-                OperationType.INVALIDATE_WINDOW, sink, null, false, 0, 0, 0, 0, 0, 0).window(this)))
-                .subscribe(null, e -> EngineLog.debug(connection.description() + ": revoking " + region + ": " + e));
+        Operation invalidation = Operation.invalidate(connection.send, this);
+        invalidation.subscribe(new BaseSubscriber<Object>() {
+            @Override
+            protected void hookOnError(Throwable e) {
+                EngineLog.debug(connection.description() + ": revoking " + region + ": " + e);
+            }
+        });
+        connection.send.submit(invalidation);
     }
 
     /** Poller thread: deallocates the window and drops the buffer's hold. */

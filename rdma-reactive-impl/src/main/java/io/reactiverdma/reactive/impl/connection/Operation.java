@@ -1,38 +1,43 @@
 package io.reactiverdma.reactive.impl.connection;
 
+import io.reactiverdma.reactive.impl.completion.HandOffTask;
 import io.reactiverdma.reactive.impl.device.EngineBuffer;
 
 import io.reactiverdma.reactive.OperationType;
+import io.reactiverdma.reactive.RemoteRegion;
 import io.reactiverdma.verbs.SendFlags;
 import io.reactiverdma.verbs.SendWorkRequests;
 import io.reactiverdma.verbs.WrOpcode;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
-import reactor.core.publisher.MonoSink;
 
 /**
- * One send-queue operation from subscription to signal: what to post, the buffers it holds, and the sink
- * to signal. Holds are taken when it is created and dropped exactly once ({@link #releaseHolds()}), after
- * its completion or flush, or when it is refused or cancelled before being posted.
+ * One send-queue operation from subscription to signal: what to post, the buffers it holds, and its
+ * subscriber, whose {@code Subscription} it is (see {@link OperationMono}). Holds are taken when it is made
+ * and dropped exactly once ({@link #releaseHolds()}), after its completion or flush, or when it is refused or
+ * cancelled before being posted. It is its own hand-off task: handing it to the poller allocates nothing.
+ *
+ * <p>A send's fields are all it has (56 bytes with compressed references); the other kinds add theirs in
+ * subclasses. Made by the named factories ({@link #send}, {@link #oneSided}, {@link #atomic}, {@link #bind},
+ * {@link #invalidate}). A send or a one-sided operation completes empty; an atomic emits the remote word's
+ * previous value and a bind its region ({@link ValueOperation}, which waits for the subscriber's request).
+ * One completion path for all: {@link #succeed()} or {@link #fail}, the first of them signals.
  */
-public final class Operation implements Runnable, Subscription {
+public class Operation extends HandOffTask implements Subscription {
+    private static final byte OWNS_LOCAL = 1;
+    private static final byte SUCCEEDED = 2;
+    private static final byte HOLDS_RELEASED = 4;
+    private static final byte SIGNALLED = 8;
+
     final OperationType type;
-    /** Where an atomic's result goes (null for the operations of an {@link OperationMono}). */
-    final MonoSink<Object> sink;
-    /** The subscriber of an {@link OperationMono}: this operation is its subscription (null with a sink). */
-    private CoreSubscriber<? super Void> subscriber;
-    /** The local data (source of a send/WRITE, target of a READ, atomic result word); held. */
-    final EngineBuffer local;
-    /** Whether the local buffer is the engine's own copy (released, not just unheld, when done). */
-    final boolean ownsLocal;
-    final int length;
-    final long remoteAddress;
-    final int rkey;
-    final long compareAdd;
-    final long swap;
-    final int immediate;
     /** The queue the operation goes to: {@link #run()} submits it there, on the connection's poller thread. */
     private final SendQueue queue;
+    /** The local data (source of a send/WRITE, target of a READ, atomic result word); held. Null for windows. */
+    final EngineBuffer local;
+    final int length;
+    final int immediate;
+    /** Set before the operation is handed over; signalled on the poller thread (or the requester's). */
+    CoreSubscriber<Object> subscriber;
     /**
      * What the subscriber holds the connection by (a client's {@link ConnectionHandle}): referenced here so
      * it stays reachable while its operation is queued or posted, and is not taken for dropped.
@@ -40,36 +45,73 @@ public final class Operation implements Runnable, Subscription {
     @SuppressWarnings("unused")
     private Object owner;
     volatile boolean cancelled;
-    /** The window a BIND_WINDOW or INVALIDATE_WINDOW works on; null for the other operations. */
-    private ExposedWindow window;
-    private boolean succeeded;
-    private boolean holdsReleased;
-    private boolean signalled;
+    /** {@link #OWNS_LOCAL}, {@link #SUCCEEDED}, {@link #HOLDS_RELEASED}, {@link #SIGNALLED} (poller thread). */
+    private byte flags;
     // ---- the links of WaitingOperations (poller thread only)
     boolean waiting;
     Operation previousWaiting;
     Operation nextWaiting;
 
-    public Operation(SendQueue queue, OperationType type, MonoSink<Object> sink, EngineBuffer local, boolean ownsLocal,
-            int length, long remoteAddress, int rkey, long compareAdd, long swap, int immediate) {
+    Operation(SendQueue queue, OperationType type, EngineBuffer local, boolean ownsLocal, int length, int immediate) {
         this.queue = queue;
         this.type = type;
-        this.sink = sink;
         this.local = local;
-        this.ownsLocal = ownsLocal;
+        this.flags = ownsLocal ? OWNS_LOCAL : 0;
         this.length = length;
-        this.remoteAddress = remoteAddress;
-        this.rkey = rkey;
-        this.compareAdd = compareAdd;
-        this.swap = swap;
         this.immediate = immediate;
     }
 
-    void subscriber(CoreSubscriber<? super Void> s) {
-        this.subscriber = s;
+    /**
+     * A SEND or SEND_WITH_IMMEDIATE of {@code length} bytes of {@code local} (held; released too when
+     * {@code owned}: the engine's copy of the caller's bytes).
+     */
+    static Operation send(SendQueue queue, OperationType type, EngineBuffer local, boolean owned, int length,
+            int immediate) {
+        if (type != OperationType.SEND && type != OperationType.SEND_WITH_IMMEDIATE) {
+            throw new IllegalArgumentException("not a send: " + type);
+        }
+        return new Operation(queue, type, local, owned, length, immediate);
     }
 
-    /** Nothing to request: the operation runs once subscribed, and a {@code Mono<Void>} emits no value. */
+    /** An RDMA WRITE, WRITE_WITH_IMMEDIATE or READ of all of {@code local} (held) to or from {@code remote}. */
+    static Operation oneSided(SendQueue queue, OperationType type, EngineBuffer local, RemoteRegion remote,
+            int immediate) {
+        return new OneSidedOperation(queue, type, local, remote, immediate);
+    }
+
+    /**
+     * A COMPARE_AND_SWAP or FETCH_AND_ADD on the 8-byte {@code remote} word; {@code result} (the engine's own,
+     * held) receives its previous value, which the operation emits.
+     */
+    static Operation atomic(SendQueue queue, OperationType type, EngineBuffer result, RemoteRegion remote,
+            long compareAdd, long swap) {
+        return new AtomicOperation(queue, type, result, remote, compareAdd, swap);
+    }
+
+    /** Binds {@code window} to its buffer; emits the window (the exposed region) once bound. */
+    static Operation bind(SendQueue queue, ExposedWindow window) {
+        return new WindowOperation(queue, OperationType.BIND_WINDOW, window);
+    }
+
+    /** Invalidates {@code window}'s rkey; completes empty. */
+    static Operation invalidate(SendQueue queue, ExposedWindow window) {
+        return new WindowOperation(queue, OperationType.INVALIDATE_WINDOW, window);
+    }
+
+    /** Whether an operation of {@code type} consumes one of the peer's posted receives (so one credit). */
+    static boolean consumesPeerReceive(OperationType type) {
+        return type == OperationType.SEND || type == OperationType.SEND_WITH_IMMEDIATE
+                || type == OperationType.WRITE_WITH_IMMEDIATE;
+    }
+
+    /** Subscribes {@code s}: this is its subscription. Before the operation is handed over. */
+    @SuppressWarnings("unchecked")
+    void subscribe(CoreSubscriber<?> s) {
+        this.subscriber = (CoreSubscriber<Object>) s;
+        s.onSubscribe(this);
+    }
+
+    /** Nothing to request: the operation runs once subscribed, and completes empty. */
     @Override
     public void request(long n) {
     }
@@ -91,16 +133,7 @@ public final class Operation implements Runnable, Subscription {
         return this;
     }
 
-    /** Makes this the bind or the invalidation of {@code w}. */
-    Operation window(ExposedWindow w) {
-        this.window = w;
-        return this;
-    }
-
-    /**
-     * The hand-over task: queues the operation on its connection's poller thread. Being its own task, it
-     * needs no lambda; the poller's queue still allocates a node per hand-over from another thread.
-     */
+    /** The hand-over task: queues the operation on its connection's poller thread. */
     @Override
     public void run() {
         queue.submit(this);
@@ -108,120 +141,84 @@ public final class Operation implements Runnable, Subscription {
 
     /** True for the operations that consume one of the peer's posted receives (so one credit). */
     boolean consumesPeerReceive() {
-        return type == OperationType.SEND || type == OperationType.SEND_WITH_IMMEDIATE
-                || type == OperationType.WRITE_WITH_IMMEDIATE;
+        return consumesPeerReceive(type);
     }
 
     /**
      * Adds this operation's work request to {@code wr} (unsignalled: the send queue decides which requests
-     * of a chain are signalled; inline when it is a SEND, SEND_WITH_IMM or WRITE of 1..{@code inlineLimit}
-     * bytes) and returns whether it is inline: then the device copies the bytes at post time and the buffer
-     * is free once the post returned.
+     * of a chain are signalled; inline when it has 1..{@code inlineLimit} bytes) and returns whether it is
+     * inline: then the device copies the bytes at post time and the buffer is free once the post returned.
+     * Here a SEND or SEND_WITH_IMM; the other kinds write their own.
      */
     boolean writeWorkRequest(SendWorkRequests wr, long wrId, int inlineLimit) {
-        if (window != null) {
-            window.writeWorkRequest(type, wr, wrId);
-            return false;
-        }
-        WrOpcode opcode = switch (type) {
-            case SEND -> WrOpcode.SEND;
-            case SEND_WITH_IMMEDIATE -> WrOpcode.SEND_WITH_IMM;
-            case WRITE -> WrOpcode.RDMA_WRITE;
-            case WRITE_WITH_IMMEDIATE -> WrOpcode.RDMA_WRITE_WITH_IMM;
-            case READ -> WrOpcode.RDMA_READ;
-            case COMPARE_AND_SWAP -> WrOpcode.ATOMIC_CMP_AND_SWP;
-            case FETCH_AND_ADD -> WrOpcode.ATOMIC_FETCH_AND_ADD;
-            default -> throw new IllegalStateException("not a send-queue operation: " + type);
-        };
-        boolean inline = (type == OperationType.SEND || type == OperationType.SEND_WITH_IMMEDIATE
-                || type == OperationType.WRITE) && length <= inlineLimit && length > 0;
-        int i = wr.add(wrId, opcode, inline ? SendFlags.INLINE : 0);
+        boolean withImmediate = type == OperationType.SEND_WITH_IMMEDIATE;
+        boolean inline = length <= inlineLimit && length > 0;
+        int i = wr.add(wrId, withImmediate ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, inline ? SendFlags.INLINE : 0);
         if (length > 0) {
             wr.sge(i, local.address(), length, local.lkey());
         }
-        switch (type) {
-            case SEND_WITH_IMMEDIATE -> wr.immData(i, immediate);
-            case WRITE, READ -> wr.rdma(i, remoteAddress, rkey);
-            case WRITE_WITH_IMMEDIATE -> wr.rdma(i, remoteAddress, rkey).immData(i, immediate);
-            case COMPARE_AND_SWAP, FETCH_AND_ADD -> wr.atomic(i, remoteAddress, rkey, compareAdd, swap);
-            default -> {
-            }
+        if (withImmediate) {
+            wr.immData(i, immediate);
         }
         return inline;
     }
 
-    boolean isAtomic() {
-        return type == OperationType.COMPARE_AND_SWAP || type == OperationType.FETCH_AND_ADD;
-    }
-
-    /** The atomic's result: the remote word's previous value, which the device wrote to the local word. */
-    long atomicResult() {
-        return local.memory().getLong(local.offset());
-    }
-
-    /** True the first time only: an operation is signalled once (a late second outcome is ignored). */
-    private boolean firstSignal() {
-        if (signalled) {
-            return false;
-        }
-        signalled = true;
-        return true;
-    }
-
     /** Drops the buffer holds; idempotent (the first call wins). */
-    void releaseHolds() {
-        if (holdsReleased) {
+    final void releaseHolds() {
+        if ((flags & HOLDS_RELEASED) != 0) {
             return;
         }
-        holdsReleased = true;
-        if (window != null) {
-            window.operationDone(type, succeeded, cancelled);
-        }
+        flags |= HOLDS_RELEASED;
+        dropHolds((flags & SUCCEEDED) != 0);
+    }
+
+    /** What {@link #releaseHolds()} drops: the local buffer's hold (and the buffer, when the engine owns it). */
+    void dropHolds(boolean succeeded) {
         if (local != null) {
             local.unretain();
-            if (ownsLocal) {
+            if ((flags & OWNS_LOCAL) != 0) {
                 local.release();
             }
         }
     }
 
+    /** What the operation emits on success, read before the holds are dropped; null: it completes empty. */
+    Object result() {
+        return null;
+    }
+
+    /** Signals {@code value} (null: completes empty). Poller thread. */
+    void complete(Object value) {
+        subscriber.onComplete();
+    }
+
     /**
-     * Signals success: the atomic's previous value is read before its result word is released. A cancelled
-     * operation only drops its holds: its subscriber is gone, and this is the completion the holds waited for.
+     * Signals success (the result read before the holds are dropped). A cancelled operation only drops its
+     * holds: its subscriber is gone, and this is the completion the holds waited for.
      */
-    public void succeed() {
-        if (!firstSignal()) {
+    public final void succeed() {
+        if ((flags & SIGNALLED) != 0) {
             return;
         }
-        succeeded = true;
+        flags |= SIGNALLED | SUCCEEDED;
         if (cancelled) {
             releaseHolds();
-        } else if (isAtomic()) {
-            long previous = atomicResult();
-            releaseHolds();
-            sink.success(previous);
-        } else {
-            releaseHolds();
-            if (subscriber != null) {
-                subscriber.onComplete();
-            } else {
-                sink.success(type == OperationType.BIND_WINDOW ? window : null); // a bind emits its region
-            }
+            return;
         }
+        Object value = result();
+        releaseHolds();
+        complete(value);
     }
 
     /** Signals the failure (a cancelled operation only drops its holds: nobody would see the error). */
-    public void fail(Throwable error) {
-        if (!firstSignal()) {
+    public final void fail(Throwable error) {
+        if ((flags & SIGNALLED) != 0) {
             return;
         }
+        flags |= SIGNALLED;
         releaseHolds();
         if (!cancelled) {
-            if (subscriber != null) {
-                subscriber.onError(error);
-            } else {
-                sink.error(error);
-            }
+            subscriber.onError(error);
         }
     }
 }

@@ -18,7 +18,6 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Scheduler;
 
 import java.lang.ref.Reference;
@@ -53,12 +52,12 @@ final class OperationFactory {
     /** A message from heap or direct bytes: copied at subscription into a pooled registered buffer. */
     Mono<Void> sendCopy(OperationType type, ByteBuffer data, int immediate) {
         Objects.requireNonNull(data, "data");
-        return onCallbacks(OperationMono.of(this, OperationMono.Kind.COPY, type, data, null, null, immediate));
+        return onCallbacks(OperationMono.copy(this, type, data, immediate));
     }
 
     Mono<Void> send(RegisteredBuffer data) {
         Objects.requireNonNull(data, "data");
-        return onCallbacks(OperationMono.of(this, OperationMono.Kind.REGISTERED, OperationType.SEND, null, data, null, 0));
+        return onCallbacks(OperationMono.registered(this, data));
     }
 
     /** Subscriber's thread: checks, copies (absolute put: nothing allocated) and holds. */
@@ -69,14 +68,14 @@ final class OperationFactory {
         EngineBuffer copy = pool.allocatePooled(Math.max(n, 1));
         copy.memory().put(copy.offset(), data, data.position(), n);
         copy.retain();
-        return new Operation(connection.send, type, null, copy, true, n, 0, 0, 0, 0, immediate);
+        return Operation.send(connection.send, type, copy, true, n, immediate);
     }
 
     Operation sendOperation(RegisteredBuffer data) {
         EngineBuffer b = local(data, "data");
         checkMessageSize(b.length());
         hold(b);
-        return new Operation(connection.send, OperationType.SEND, null, b, false, b.length(), 0, 0, 0, 0, 0);
+        return Operation.send(connection.send, OperationType.SEND, b, false, b.length(), 0);
     }
 
     /**
@@ -103,7 +102,7 @@ final class OperationFactory {
     Mono<Void> oneSided(OperationType type, RegisteredBuffer local, RemoteRegion remote, int immediate) {
         Objects.requireNonNull(local, "local");
         Objects.requireNonNull(remote, "remote");
-        return onCallbacks(OperationMono.of(this, OperationMono.Kind.ONE_SIDED, type, null, local, remote, immediate));
+        return onCallbacks(OperationMono.oneSided(this, type, local, remote, immediate));
     }
 
     Operation oneSidedOperation(OperationType type, RegisteredBuffer local, RemoteRegion remote, int immediate) {
@@ -113,27 +112,28 @@ final class OperationFactory {
                     type + " of " + b.length() + " bytes does not fit the " + remote.length() + "-byte " + remote);
         }
         hold(b);
-        return new Operation(connection.send, type, null, b, false, b.length(), remote.address(), remote.rkey(), 0, 0,
-                immediate);
+        return Operation.oneSided(connection.send, type, b, remote, immediate);
     }
 
     Mono<Long> atomic(OperationType type, RemoteRegion remote, long compareAdd, long swap) {
         Objects.requireNonNull(remote, "remote");
-        return Mono.<Object>create(sink -> {
-            if (remote.length() != 8) {
-                throw new InvalidRequestException(InvalidRequestException.Reason.WRONG_ATOMIC_SIZE,
-                        type + " needs an 8-byte remote region, got " + remote.length() + " bytes (" + remote + ")");
-            }
-            if ((remote.address() & 7) != 0) {
-                throw new InvalidRequestException(InvalidRequestException.Reason.MISALIGNED_ATOMIC,
-                        type + " needs an 8-byte aligned remote address, got 0x" + Long.toHexString(remote.address()));
-            }
-            refuseIfClosed();
-            EngineBuffer result = pool.allocatePooled(8);
-            result.retain();
-            submit(sink, new Operation(connection.send, type, sink, result, true, 8, remote.address(), remote.rkey(),
-                    compareAdd, swap, 0));
-        }).map(Long.class::cast).transform(this::onCallbacks);
+        return onCallbacks(OperationMono.atomic(this, type, remote, compareAdd, swap));
+    }
+
+    /** Subscriber's thread: checks the remote word, then takes an engine-owned result word (held). */
+    Operation atomicOperation(OperationType type, RemoteRegion remote, long compareAdd, long swap) {
+        if (remote.length() != 8) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.WRONG_ATOMIC_SIZE,
+                    type + " needs an 8-byte remote region, got " + remote.length() + " bytes (" + remote + ")");
+        }
+        if ((remote.address() & 7) != 0) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.MISALIGNED_ATOMIC,
+                    type + " needs an 8-byte aligned remote address, got 0x" + Long.toHexString(remote.address()));
+        }
+        refuseIfClosed();
+        EngineBuffer result = pool.allocatePooled(8);
+        result.retain();
+        return Operation.atomic(connection.send, type, result, remote, compareAdd, swap);
     }
 
     /**
@@ -143,30 +143,32 @@ final class OperationFactory {
     Mono<ExposedRegion> expose(RegisteredBuffer buffer, RemoteAccess... access) {
         Objects.requireNonNull(buffer, "buffer");
         Objects.requireNonNull(access, "access");
-        return Mono.<Object>create(sink -> {
-            EngineBuffer b = local(buffer, "buffer");
-            Set<RemoteAccess> granted = access.length == 0 ? EnumSet.noneOf(RemoteAccess.class) : EnumSet.copyOf(Arrays.asList(access));
-            if (granted.isEmpty()) {
-                throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
-                        "expose needs at least one kind of RemoteAccess");
-            }
-            if (!connection.device().memoryWindows) {
-                throw new InvalidRequestException(InvalidRequestException.Reason.NOT_SUPPORTED, "the device "
-                        + connection.device().context().name() + " has no type 2 memory windows to expose memory with");
-            }
-            refuseIfClosed();
-            hold(b);
-            MemoryWindow window;
-            try {
-                window = connection.device().pd.allocateWindow();
-            } catch (RuntimeException e) {
-                b.unretain();
-                throw new RdmaException("ibv_alloc_mw failed on " + connection.description() + ": " + e.getMessage(), e);
-            }
-            ExposedWindow w = new ExposedWindow(connection, b, window, accessFlags(granted), Collections.unmodifiableSet(granted));
-            submit(sink, new Operation(connection.send, OperationType.BIND_WINDOW, sink, null, false, 0, 0, 0, 0, 0, 0)
-                    .window(w));
-        }).map(ExposedRegion.class::cast).transform(this::onCallbacks);
+        return onCallbacks(OperationMono.expose(this, buffer, access));
+    }
+
+    /** Subscriber's thread: checks, holds the buffer and allocates the window to bind. */
+    Operation bindOperation(RegisteredBuffer buffer, RemoteAccess[] access) {
+        EngineBuffer b = local(buffer, "buffer");
+        Set<RemoteAccess> granted = access.length == 0 ? EnumSet.noneOf(RemoteAccess.class) : EnumSet.copyOf(Arrays.asList(access));
+        if (granted.isEmpty()) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
+                    "expose needs at least one kind of RemoteAccess");
+        }
+        if (!connection.device().memoryWindows) {
+            throw new InvalidRequestException(InvalidRequestException.Reason.NOT_SUPPORTED, "the device "
+                    + connection.device().context().name() + " has no type 2 memory windows to expose memory with");
+        }
+        refuseIfClosed();
+        hold(b);
+        MemoryWindow window;
+        try {
+            window = connection.device().pd.allocateWindow();
+        } catch (RuntimeException e) {
+            b.unretain();
+            throw new RdmaException("ibv_alloc_mw failed on " + connection.description() + ": " + e.getMessage(), e);
+        }
+        ExposedWindow w = new ExposedWindow(connection, b, window, accessFlags(granted), Collections.unmodifiableSet(granted));
+        return Operation.bind(connection.send, w);
     }
 
     private static int accessFlags(Set<RemoteAccess> access) {
@@ -211,12 +213,6 @@ final class OperationFactory {
     @SuppressWarnings("unchecked")
     private static <T> T cast(Object o) {
         return (T) o;
-    }
-
-    /** Hands the operation to the poller thread; a cancel is handed over too (it removes a queued one). */
-    private void submit(MonoSink<Object> sink, Operation op) {
-        sink.onCancel(op::cancel);
-        submit(op);
     }
 
     /** Hands the operation to the poller thread (its own task: nothing else is allocated). */

@@ -35,6 +35,8 @@ final class PostedRequests {
     private final PendingOperations pending;
     private final FlowControl flow;
     private final EngineMetrics metrics;
+    /** Whether requests were timed when posted ({@code SendChain}: only for metrics). */
+    private final boolean timed;
     private final Function<String, ConnectionClosedException> closedError;
     private final PendingOperation[] ring;
     private int head;
@@ -47,6 +49,7 @@ final class PostedRequests {
         this.pending = pending;
         this.flow = flow;
         this.metrics = metrics;
+        this.timed = metrics != EngineMetrics.NOOP;
         this.closedError = closedError;
     }
 
@@ -103,7 +106,7 @@ final class PostedRequests {
     private void finish(PendingOperation e, boolean success, boolean flushed, Throwable failure, boolean abandoned) {
         OperationType type = e.type;
         Object operation = e.operation;
-        long latencyNs = System.nanoTime() - e.postedNs;
+        long latencyNs = timed ? System.nanoTime() - e.postedNs : 0;
         pending.free(e);
         metrics.outstanding(-1);
         if (operation == FENCE) {

@@ -1,6 +1,7 @@
 package io.reactiverdma.reactive.impl.connection;
 
 import io.reactiverdma.reactive.impl.completion.CompletionPoller;
+import io.reactiverdma.reactive.impl.completion.HandOffTask;
 import io.reactiverdma.reactive.impl.device.EngineBuffer;
 
 import io.reactiverdma.reactive.InvalidRequestException;
@@ -31,15 +32,15 @@ import java.nio.ByteBuffer;
  * messages as slots came free, once per duty cycle.
  *
  * <p>Steady state allocates nothing per message: no object is created on the data path (the one task is
- * reused), and the only per-stream allocations are this object (with its {@link StagingGate}), its staging
- * buffer and the result's sink.
+ * reused, and is its own node in the poller's hand-off queue), and the only per-stream allocations are this
+ * object (with its {@link StagingGate}), its staging buffer and the result's sink.
  *
  * <p>Outcome: the result completes when upstream completed and every message was sent (its completion
  * arrived); it errors with the first failure (a message too large, an error completion, the connection
  * closing: the messages not yet posted are not sent) and upstream is cancelled; cancelling the result
  * cancels upstream. The staging area is released once nothing posted from it is outstanding.
  */
-final class StreamingSend implements CoreSubscriber<ByteBuffer>, Runnable {
+final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuffer> {
     private static final VarHandle PRODUCED;
     private static final VarHandle SCHEDULED;
 

@@ -2,6 +2,7 @@ package io.reactiverdma.reactive.impl.completion;
 
 import io.reactiverdma.reactive.impl.device.FakeRegistrar;
 import io.reactiverdma.reactive.impl.connection.Operation;
+import io.reactiverdma.reactive.impl.connection.TestOperations;
 import io.reactiverdma.reactive.impl.device.BufferPool;
 import io.reactiverdma.reactive.impl.device.EngineBuffer;
 import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
@@ -170,13 +171,13 @@ class CompletionPollerHostTest {
             EngineBuffer word = pool.allocatePooled(8);
             word.buffer().order(ByteOrder.nativeOrder()).putLong(0, 1000L + wrIds.size());
             word.retain();
-            return Mono.<Object>create(sink -> {
+            return TestOperations.fetchAndAdd(word, op -> {
                 PendingOperation p = pending.acquire();
                 p.connection = connection;
                 p.type = OperationType.FETCH_AND_ADD;
-                p.operation = new Operation(null, OperationType.FETCH_AND_ADD, sink, word, true, 8, 0x1000, 7, 1, 0, 0);
+                p.operation = op;
                 wrIds.add(p.wrId());
-            }).map(Long.class::cast);
+            });
         };
         StepVerifier a = StepVerifier.create(fetchAndAdd.get()).expectNext(1000L).expectComplete().verifyLater();
         StepVerifier b = StepVerifier.create(fetchAndAdd.get())

@@ -7,6 +7,9 @@ import io.reactiverdma.reactive.impl.device.EngineBuffer;
 import io.reactiverdma.reactive.OperationType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import io.reactiverdma.reactive.RemoteRegion;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
@@ -19,6 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** An operation's signal and its buffer holds: atomics' results, owned vs. caller's buffers, cancellation. */
@@ -32,15 +36,41 @@ class OperationHostTest {
         pool.close();
     }
 
-    /** A Mono whose subscription creates the operation (cancellation wired as the connection does). */
+    /**
+     * A Mono whose subscription makes the operation with its named factory; a cancel only marks it (there is
+     * no queue here to take it out of).
+     */
     private static Mono<Object> mono(OperationType type, EngineBuffer local, boolean ownsLocal,
             AtomicReference<Operation> created) {
-        return Mono.create(sink -> {
-            Operation op = new Operation(null, type, sink, local, ownsLocal, local == null ? 0 : local.length(), 0x2000, 3,
-                    5, 6, 7);
-            sink.onCancel(() -> op.cancelled = true);
-            created.set(op);
-        });
+        return new Mono<>() {
+            @Override
+            public void subscribe(CoreSubscriber<? super Object> actual) {
+                Operation op = make(type, local, ownsLocal);
+                op.subscriber = actual;
+                created.set(op);
+                actual.onSubscribe(new Subscription() {
+                    @Override
+                    public void request(long n) {
+                        op.request(n);
+                    }
+
+                    @Override
+                    public void cancel() {
+                        op.cancelled = true;
+                    }
+                });
+            }
+        };
+    }
+
+    private static Operation make(OperationType type, EngineBuffer local, boolean ownsLocal) {
+        return switch (type) {
+            case SEND, SEND_WITH_IMMEDIATE -> Operation.send(null, type, local, ownsLocal, local.length(), 7);
+            case WRITE, WRITE_WITH_IMMEDIATE, READ -> Operation.oneSided(null, type, local,
+                    RemoteRegion.of(0x2000, 1 << 20, 3), 7);
+            case COMPARE_AND_SWAP, FETCH_AND_ADD -> Operation.atomic(null, type, local, RemoteRegion.of(0x2000, 8, 3), 5, 6);
+            default -> throw new IllegalArgumentException(type.name());
+        };
     }
 
     /** An engine-owned 8-byte result word with the operation's hold, as the connection makes one. */
@@ -65,7 +95,7 @@ class OperationHostTest {
                     .expectNext(0x0102_0304_0506_0708L)
                     .expectComplete()
                     .verify(WAIT);
-            assertTrue(op.get().isAtomic());
+            assertTrue(op.get() instanceof AtomicOperation);
             assertTrue(word.isReleased(), "the engine's result word is released");
             assertEquals(0, holds(word));
         }
@@ -144,11 +174,33 @@ class OperationHostTest {
     void operationsThatConsumeAPeerReceive() {
         Set<OperationType> consuming = EnumSet.of(OperationType.SEND, OperationType.SEND_WITH_IMMEDIATE,
                 OperationType.WRITE_WITH_IMMEDIATE);
-        Set<OperationType> atomics = EnumSet.of(OperationType.COMPARE_AND_SWAP, OperationType.FETCH_AND_ADD);
         for (OperationType type : OperationType.values()) {
-            Operation op = new Operation(null, type, null, null, false, 0, 0, 0, 0, 0, 0);
-            assertEquals(consuming.contains(type), op.consumesPeerReceive(), type.name());
-            assertEquals(atomics.contains(type), op.isAtomic(), type.name());
+            assertEquals(consuming.contains(type), Operation.consumesPeerReceive(type), type.name());
         }
+    }
+
+    /** Reactive Streams rule 1.1: an atomic's value is emitted only once it was requested, whichever came first. */
+    @Test
+    void anAtomicsValueWaitsForTheSubscribersRequest() {
+        EngineBuffer word = resultWord(41);
+        AtomicReference<Operation> op = new AtomicReference<>();
+        StepVerifier.create(mono(OperationType.FETCH_AND_ADD, word, true, op).map(Long.class::cast), 0)
+                .then(() -> op.get().succeed())
+                .expectNoEvent(Duration.ofMillis(50))
+                .thenRequest(1)
+                .expectNext(41L)
+                .expectComplete()
+                .verify(WAIT);
+        assertEquals(0, pool.pooledBytesInUse(), "the result word was released at the completion");
+    }
+
+    @Test
+    void theNamedFactoriesRefuseAnotherKindOfOperation() {
+        EngineBuffer b = pool.allocatePooled(8);
+        RemoteRegion region = RemoteRegion.of(0x2000, 8, 3);
+        assertThrows(IllegalArgumentException.class, () -> Operation.send(null, OperationType.WRITE, b, false, 8, 0));
+        assertThrows(IllegalArgumentException.class, () -> Operation.oneSided(null, OperationType.SEND, b, region, 0));
+        assertThrows(IllegalArgumentException.class, () -> Operation.atomic(null, OperationType.READ, b, region, 0, 0));
+        b.release();
     }
 }
