@@ -61,6 +61,14 @@ final class TransportSettings {
         return new TransportSettings(host, port, copy, metrics, metricsRecorder, callbackScheduler);
     }
 
+    /** These settings with only the options {@code role} uses. */
+    TransportSettings withOptionsOf(RdmaOption.Role role) {
+        Map<RdmaOption<?>, Object> kept = new IdentityHashMap<>(options);
+        kept.keySet().removeIf(o -> !o.appliesTo(role));
+        return kept.size() == options.size() ? this
+                : new TransportSettings(host, port, kept, metrics, metricsRecorder, callbackScheduler);
+    }
+
     TransportSettings withMetrics(boolean enable, @Nullable Supplier<? extends RdmaMetricsRecorder> recorder) {
         if (enable && recorder == null) {
             // metrics(true) is the way to the global registry; a null supplier here is a caller's mistake.
