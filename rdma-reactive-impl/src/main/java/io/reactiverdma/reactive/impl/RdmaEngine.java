@@ -1,5 +1,6 @@
 package io.reactiverdma.reactive.impl;
 
+import io.reactiverdma.reactive.impl.cm.BindHandover;
 import io.reactiverdma.reactive.impl.cm.ClientConnector;
 import io.reactiverdma.reactive.impl.cm.EngineContext;
 import io.reactiverdma.reactive.impl.cm.EngineObservations;
@@ -231,20 +232,13 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
     @Override
     public Mono<DisposableRdmaServer> bind(RdmaServerConfig config,
             Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
-        return Mono.create(sink -> {
-            CmEventLoop cm = cm();
-            cm.execute(() -> {
-                try {
-                    EngineServer server = new EngineServer(this, cm, config, handler);
-                    servers.add(server);
-                    server.onDispose().subscribe(null, null, () -> servers.remove(server));
-                    sink.success(EngineObservations.watch(config, server));
-                } catch (RuntimeException e) {
-                    sink.error(e instanceof RdmaException ? e : new RdmaException("cannot listen on "
-                            + config.host() + ":" + config.port() + ": " + e.getMessage(), e));
-                }
-            });
-        });
+        return BindHandover.on(this::cm, cm -> {
+            EngineServer server = new EngineServer(this, cm, config, handler);
+            servers.add(server);
+            server.onDispose().subscribe(null, null, () -> servers.remove(server));
+            return EngineObservations.watch(config, server);
+        }, e -> e instanceof RdmaException ? e : new RdmaException("cannot listen on " + config.host() + ":"
+                + config.port() + ": " + e.getMessage(), e));
     }
 
     @Override
@@ -284,19 +278,12 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
 
     @Override
     public Mono<io.reactiverdma.reactive.RdmaDatagramEndpoint> bindDatagram(RdmaDatagramConfig config) {
-        return Mono.create(sink -> {
-            CmEventLoop cm = cm();
-            cm.execute(() -> {
-                try {
-                    var endpoint = io.reactiverdma.reactive.impl.datagram.EngineDatagramEndpoint.open(this, cm, config);
-                    datagramEndpoints.add(endpoint);
-                    endpoint.onDispose().subscribe(null, null, () -> datagramEndpoints.remove(endpoint));
-                    sink.success(endpoint);
-                } catch (RuntimeException e) {
-                    sink.error(e);
-                }
-            });
-        });
+        return BindHandover.on(this::cm, cm -> {
+            var endpoint = io.reactiverdma.reactive.impl.datagram.EngineDatagramEndpoint.open(this, cm, config);
+            datagramEndpoints.add(endpoint);
+            endpoint.onDispose().subscribe(null, null, () -> datagramEndpoints.remove(endpoint));
+            return endpoint;
+        }, e -> e);
     }
 
     @Override
