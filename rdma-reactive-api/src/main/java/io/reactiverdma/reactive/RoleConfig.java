@@ -1,5 +1,6 @@
 package io.reactiverdma.reactive;
 
+import io.reactiverdma.reactive.spi.RdmaTransportProvider;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.annotation.Nullable;
 
@@ -79,5 +80,10 @@ abstract class RoleConfig<C extends RoleConfig<C>> extends RdmaTransportConfig {
     @Override
     public final C withCallbackScheduler(@Nullable Scheduler scheduler) {
         return withSettings(settings.withCallbackScheduler(scheduler));
+    }
+
+    @Override
+    public final C withEngine(@Nullable RdmaTransportProvider engine) {
+        return withSettings(settings.withEngine(engine));
     }
 }
