@@ -2,6 +2,7 @@ package io.reactiverdma.reactive.impl;
 
 import io.reactiverdma.reactive.impl.cm.BindHandover;
 import io.reactiverdma.reactive.impl.cm.ClientConnector;
+import io.reactiverdma.reactive.impl.cm.ConnectParams;
 import io.reactiverdma.reactive.impl.cm.EngineContext;
 import io.reactiverdma.reactive.impl.cm.EngineObservations;
 import io.reactiverdma.reactive.impl.cm.CmEventLoop;
@@ -216,9 +217,9 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
 
     @Override
     public Mono<RdmaConnection> connect(RdmaClientConfig config) {
-        return EngineObservations.connect(config, Mono.<RdmaConnection>create(sink -> {
+        return EngineObservations.connect(config, ConnectParams.clientAddresses(config).flatMap(to -> Mono.<RdmaConnection>create(sink -> {
             CmEventLoop cm = cm();
-            ClientConnector attempt = new ClientConnector(this, cm, config, sink);
+            ClientConnector attempt = new ClientConnector(this, cm, config, to, sink);
             track(attempt);
             sink.onCancel(() -> {
                 if (attempt.handover.compareAndSet(ClientConnector.PENDING, ClientConnector.CANCELLED)) {
@@ -226,19 +227,21 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
                 }
             });
             cm.execute(attempt::start);
-        }));
+        })));
     }
 
     @Override
     public Mono<DisposableRdmaServer> bind(RdmaServerConfig config,
             Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
-        return BindHandover.on(this::cm, cm -> {
-            EngineServer server = new EngineServer(this, cm, config, handler);
+        return ConnectParams.listenAddress(config).onErrorMap(e -> !(e instanceof RdmaException), e -> new RdmaException(
+                "cannot listen on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e))
+                .flatMap(address -> BindHandover.on(this::cm, cm -> {
+            EngineServer server = new EngineServer(this, cm, config, address, handler);
             servers.add(server);
             server.onDispose().subscribe(null, null, () -> servers.remove(server));
             return EngineObservations.watch(config, server);
         }, e -> e instanceof RdmaException ? e : new RdmaException("cannot listen on " + config.host() + ":"
-                + config.port() + ": " + e.getMessage(), e));
+                + config.port() + ": " + e.getMessage(), e)));
     }
 
     @Override
