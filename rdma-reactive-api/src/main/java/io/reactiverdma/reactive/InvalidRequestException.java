@@ -33,6 +33,11 @@ public class InvalidRequestException extends RdmaException {
         NOT_SUPPORTED,
         /** An argument outside its allowed range (a size, a count, a port number ...). */
         ILLEGAL_ARGUMENT,
+        /**
+         * An {@link RdmaOption} set on a role that does not use it (a server-only option on a client, a
+         * connection option on a datagram endpoint ...): see {@link RdmaOption#roles()}.
+         */
+        OPTION_NOT_FOR_ROLE,
         /** A datagram was addressed to a multicast group the endpoint has not joined. */
         NOT_JOINED
     }

@@ -103,6 +103,6 @@ final class DefaultRdmaClient extends RdmaClient {
 
     @Override
     public Mono<RdmaConnection> connect() {
-        return requiringHost("connect()", "", () -> Providers.provider().connect(configuration()));
+        return requiringHost("connect()", "", () -> engine().connect(configuration()));
     }
 }

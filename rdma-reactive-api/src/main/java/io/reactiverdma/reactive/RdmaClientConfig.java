@@ -72,4 +72,9 @@ public final class RdmaClientConfig extends ConnectingConfig<RdmaClientConfig> {
     String roleSettings() {
         return super.roleSettings() + (privateData.length > 0 ? ", " + privateData.length + " bytes of private data" : "");
     }
+
+    @Override
+    RdmaOption.Role role() {
+        return RdmaOption.Role.CLIENT;
+    }
 }

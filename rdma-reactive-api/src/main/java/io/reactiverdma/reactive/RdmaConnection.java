@@ -6,6 +6,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.nio.ByteBuffer;
 
 /**
@@ -193,4 +194,16 @@ public interface RdmaConnection extends Disposable {
     /** Closes the connection (asynchronously: see {@link #onDispose()}). Idempotent. */
     @Override
     void dispose();
+
+    /** Disposes and waits at most 30 s for {@link #onDispose()} (IllegalStateException on timeout). */
+    default void disposeNow() {
+        disposeNow(Duration.ofSeconds(30));
+    }
+
+    /** Disposes and waits at most {@code timeout} for {@link #onDispose()} (IllegalStateException on timeout). */
+    default void disposeNow(Duration timeout) {
+        java.util.Objects.requireNonNull(timeout, "timeout");
+        dispose();
+        onDispose().block(timeout);
+    }
 }

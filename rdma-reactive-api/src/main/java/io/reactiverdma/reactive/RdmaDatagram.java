@@ -61,6 +61,6 @@ final class DefaultRdmaDatagram extends RdmaDatagram {
 
     @Override
     public Mono<RdmaDatagramEndpoint> bind() {
-        return requiringHost("bind()", "", () -> Providers.provider().bindDatagram(configuration()));
+        return requiringHost("bind()", "", () -> engine().bindDatagram(configuration()));
     }
 }

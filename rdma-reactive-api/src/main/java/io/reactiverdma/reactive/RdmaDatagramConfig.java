@@ -30,4 +30,9 @@ public final class RdmaDatagramConfig extends RoleConfig<RdmaDatagramConfig> {
     RdmaDatagramConfig withSettings(TransportSettings settings) {
         return new RdmaDatagramConfig(settings);
     }
+
+    @Override
+    RdmaOption.Role role() {
+        return RdmaOption.Role.DATAGRAM;
+    }
 }

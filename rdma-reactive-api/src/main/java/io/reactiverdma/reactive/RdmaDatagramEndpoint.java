@@ -123,7 +123,12 @@ public interface RdmaDatagramEndpoint extends Disposable {
     /** Completes when the endpoint is closed and everything it held is released. */
     Mono<Void> onDispose();
 
-    /** Disposes and waits at most {@code timeout} for {@link #onDispose()}. */
+    /** Disposes and waits at most 30 s for {@link #onDispose()} (IllegalStateException on timeout). */
+    default void disposeNow() {
+        disposeNow(Duration.ofSeconds(30));
+    }
+
+    /** Disposes and waits at most {@code timeout} for {@link #onDispose()} (IllegalStateException on timeout). */
     default void disposeNow(Duration timeout) {
         dispose();
         onDispose().block(timeout);

@@ -1,7 +1,10 @@
 package io.reactiverdma.reactive;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Objects;
 import java.util.function.Predicate;
 
@@ -13,52 +16,77 @@ import java.util.function.Predicate;
  * @param <T> the value type
  */
 public final class RdmaOption<T> {
+    /**
+     * The roles an option can be set on: a role refuses an option it does not use (see {@link #roles()}), so a
+     * setting that would change nothing is an error when it is made, not a surprise later.
+     */
+    public enum Role {
+        /** {@link RdmaClient} (and {@link RdmaClientConfig}). */
+        CLIENT,
+        /** {@link RdmaServer} (and {@link RdmaServerConfig}). */
+        SERVER,
+        /** {@link RdmaDatagram} (and {@link RdmaDatagramConfig}). */
+        DATAGRAM;
+
+        /** The role's name in an error message: "client", "server", "datagram endpoint". */
+        String description() {
+            return this == DATAGRAM ? "datagram endpoint" : name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    private static final Set<Role> ANY = EnumSet.allOf(Role.class);
+    private static final Set<Role> CONNECTIONS = EnumSet.of(Role.CLIENT, Role.SERVER);
+    private static final Set<Role> CLIENT_AND_DATAGRAM = EnumSet.of(Role.CLIENT, Role.DATAGRAM);
+    private static final Set<Role> CLIENT_ONLY = EnumSet.of(Role.CLIENT);
+    private static final Set<Role> SERVER_ONLY = EnumSet.of(Role.SERVER);
+    private static final Set<Role> DATAGRAM_ONLY = EnumSet.of(Role.DATAGRAM);
+
     /** Send queue slots (outstanding sends, WRITEs, READs, atomics). Default 128; 1..16384. */
-    public static final RdmaOption<Integer> SEND_QUEUE_DEPTH = intOption("SEND_QUEUE_DEPTH", 128, 1, 16384);
+    public static final RdmaOption<Integer> SEND_QUEUE_DEPTH = intOption("SEND_QUEUE_DEPTH", 128, 1, 16384, ANY);
     /**
      * Receive buffers per connection, so the most receives ever posted, and the most credits advertised.
      * Default 64; 1..16384.
      */
-    public static final RdmaOption<Integer> RECEIVE_QUEUE_DEPTH = intOption("RECEIVE_QUEUE_DEPTH", 64, 1, 16384);
+    public static final RdmaOption<Integer> RECEIVE_QUEUE_DEPTH = intOption("RECEIVE_QUEUE_DEPTH", 64, 1, 16384, ANY);
     /**
      * Size of each receive buffer: the largest message this side receives. Default 4096; 8..4 MiB (receive
      * buffers come from the registered pool, whose largest buffer is 4 MiB; move bigger data with
      * {@link RdmaConnection#write} or {@link RdmaConnection#read}).
      */
-    public static final RdmaOption<Integer> RECEIVE_BUFFER_SIZE = intOption("RECEIVE_BUFFER_SIZE", 4096, 8, 4 << 20);
+    public static final RdmaOption<Integer> RECEIVE_BUFFER_SIZE = intOption("RECEIVE_BUFFER_SIZE", 4096, 8, 4 << 20, CONNECTIONS);
     /**
      * Sends (with or without immediate data) and RDMA WRITEs (without) of 1 to this many bytes are posted
      * inline (copied by the CPU at post time, so the buffer is free at once). Default 64;
      * 0..256 (the device may grant less).
      */
-    public static final RdmaOption<Integer> MAX_INLINE_DATA = intOption("MAX_INLINE_DATA", 64, 0, 256);
+    public static final RdmaOption<Integer> MAX_INLINE_DATA = intOption("MAX_INLINE_DATA", 64, 0, 256, CONNECTIONS);
     /** Completions taken per {@code ibv_poll_cq} call. Default 32; 1..1024. */
-    public static final RdmaOption<Integer> POLL_BATCH_SIZE = intOption("POLL_BATCH_SIZE", 32, 1, 1024);
+    public static final RdmaOption<Integer> POLL_BATCH_SIZE = intOption("POLL_BATCH_SIZE", 32, 1, 1024, ANY);
     /**
      * Offer credit-based flow control to the peer (negotiated in the rdma_cm private data; used only when
      * both sides offer it). Default true.
      */
     public static final RdmaOption<Boolean> CREDIT_FLOW_CONTROL = new RdmaOption<>("CREDIT_FLOW_CONTROL",
-            Boolean.class, true, v -> true, "true or false");
+            Boolean.class, true, v -> true, "true or false", CONNECTIONS);
     /** Per-connection or shared completion queues. Default {@link CompletionQueueMode#SHARED}. */
     public static final RdmaOption<CompletionQueueMode> COMPLETION_QUEUE_MODE = new RdmaOption<>(
-            "COMPLETION_QUEUE_MODE", CompletionQueueMode.class, CompletionQueueMode.SHARED, v -> true, "a mode");
+            "COMPLETION_QUEUE_MODE", CompletionQueueMode.class, CompletionQueueMode.SHARED, v -> true, "a mode", ANY);
     /** What pollers do when idle. Default {@link PollerIdleStrategy#eventDriven()}. */
     public static final RdmaOption<PollerIdleStrategy> IDLE_STRATEGY = new RdmaOption<>("IDLE_STRATEGY",
-            PollerIdleStrategy.class, PollerIdleStrategy.eventDriven(), v -> true, "a strategy");
+            PollerIdleStrategy.class, PollerIdleStrategy.eventDriven(), v -> true, "a strategy", ANY);
     /** Limit for resolving and connecting, on the client (the server side relies on rdma_cm's own timeouts). Default 10 s. */
     public static final RdmaOption<Duration> CONNECT_TIMEOUT = new RdmaOption<>("CONNECT_TIMEOUT", Duration.class,
             Duration.ofSeconds(10), d -> d.compareTo(Duration.ofMillis(1)) >= 0
                     && d.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) <= 0,
-            "a duration from 1 ms to 2^31-1 ms (rdma_cm takes milliseconds)");
+            "a duration from 1 ms to 2^31-1 ms (rdma_cm takes milliseconds)", CLIENT_AND_DATAGRAM);
     /** Outstanding RDMA READs and atomics this side issues (initiator depth). Default 4; 1..255. */
-    public static final RdmaOption<Integer> READ_ATOMIC_DEPTH = intOption("READ_ATOMIC_DEPTH", 4, 1, 255);
+    public static final RdmaOption<Integer> READ_ATOMIC_DEPTH = intOption("READ_ATOMIC_DEPTH", 4, 1, 255, CONNECTIONS);
     /**
      * How often the peer's device retries a send that found no receive posted (RNR). With credit flow
      * control no RNR happens; with a plain peer it may. Default 3; 0..6 (7, "forever", is refused: a peer
      * that stops receiving would hang the connection).
      */
-    public static final RdmaOption<Integer> RNR_RETRY_COUNT = intOption("RNR_RETRY_COUNT", 3, 0, 6);
+    public static final RdmaOption<Integer> RNR_RETRY_COUNT = intOption("RNR_RETRY_COUNT", 3, 0, 6, CONNECTIONS);
     /**
      * The minimum RNR NAK timer of this side's queue pair ({@code min_rnr_timer}, the IBA code 0..31): how
      * long a peer whose send found no receive posted here waits before it retries. rdma_cm sets code 0 when it
@@ -68,13 +96,13 @@ public final class RdmaOption<T> {
      * ms. With credits no RNR happens; with a plain peer it costs this per retry. Default 12 (0.64 ms, as
      * rdma-core's examples use); 0..31.
      */
-    public static final RdmaOption<Integer> MIN_RNR_TIMER = intOption("MIN_RNR_TIMER", 12, 0, 31);
+    public static final RdmaOption<Integer> MIN_RNR_TIMER = intOption("MIN_RNR_TIMER", 12, 0, 31, CONNECTIONS);
     /**
      * Transport retries after an ACK timeout (see {@link #ACK_TIMEOUT} for how long a dead peer takes to
      * detect). The client's value is carried in the connect request and used by both sides' QPs (the IB CM
      * ignores it on accept). Default 6; 0..7.
      */
-    public static final RdmaOption<Integer> RETRY_COUNT = intOption("RETRY_COUNT", 6, 0, 7);
+    public static final RdmaOption<Integer> RETRY_COUNT = intOption("RETRY_COUNT", 6, 0, 7, CONNECTIONS);
 
     /**
      * Selective signalling: one send-queue work request in this many asks the device for a completion, and
@@ -83,7 +111,7 @@ public final class RdmaOption<T> {
      * completion). Fewer completions to poll and dispatch; the operations' outcomes and buffer lifetimes
      * stay exact. 1 signals every request. Default 16; 1..16384.
      */
-    public static final RdmaOption<Integer> SIGNAL_INTERVAL = intOption("SIGNAL_INTERVAL", 16, 1, 16384);
+    public static final RdmaOption<Integer> SIGNAL_INTERVAL = intOption("SIGNAL_INTERVAL", 16, 1, 16384, ANY);
 
     /**
      * The local ACK timeout exponent t: a sent request unacknowledged for 4.096 us x 2^t is retransmitted, and
@@ -94,32 +122,32 @@ public final class RdmaOption<T> {
      * side's QP (each side times out its own requests). Too small a value retransmits needlessly on a slow
      * path.
      */
-    public static final RdmaOption<Integer> ACK_TIMEOUT = intOption("ACK_TIMEOUT", 0, 0, 31);
+    public static final RdmaOption<Integer> ACK_TIMEOUT = intOption("ACK_TIMEOUT", 0, 0, 31, CONNECTIONS);
     /**
      * The type of service (IP TOS / traffic class) of a client's connection, set with
      * {@code rdma_set_option(RDMA_OPTION_ID_TOS)} before its route is resolved. Client only: the server answers
      * in the class the request came with. Default -1: not set (rdma_cm's default); 0..255.
      */
-    public static final RdmaOption<Integer> TYPE_OF_SERVICE = intOption("TYPE_OF_SERVICE", -1, -1, 255);
+    public static final RdmaOption<Integer> TYPE_OF_SERVICE = intOption("TYPE_OF_SERVICE", -1, -1, 255, CLIENT_ONLY);
     /**
      * The local address (IP literal or host name of an RDMA device's netdev) a client connects from: its
      * connection leaves through that address's device and port. Client only. Default "" (empty): routing picks.
      */
     public static final RdmaOption<String> LOCAL_ADDRESS = new RdmaOption<>("LOCAL_ADDRESS", String.class, "",
-            v -> v.isEmpty() || !v.isBlank(), "a host name or IP address, or empty for none");
+            v -> v.isEmpty() || !v.isBlank(), "a host name or IP address, or empty for none", CLIENT_ONLY);
     /**
      * The completion vector (the interrupt, so the CPU) of the completion queues this configuration's
      * connections use, where the device has several ({@code num_comp_vectors}); a value beyond the device's
      * count wraps around (vector mod count), so one configuration fits every device. Connections asking for
      * different vectors never share a completion queue or poller. Default 0; 0..1023.
      */
-    public static final RdmaOption<Integer> COMPLETION_VECTOR = intOption("COMPLETION_VECTOR", 0, 0, 1023);
+    public static final RdmaOption<Integer> COMPLETION_VECTOR = intOption("COMPLETION_VECTOR", 0, 0, 1023, ANY);
     /**
      * Server: the most connections it has at once (open or being admitted); a request beyond it is rejected
      * with {@link ConnectionRejectedException.Rejection#CONNECTION_LIMIT}. Default and maximum 2^31-1.
      */
     public static final RdmaOption<Integer> MAX_CONNECTIONS = intOption("MAX_CONNECTIONS", Integer.MAX_VALUE, 1,
-            Integer.MAX_VALUE);
+            Integer.MAX_VALUE, SERVER_ONLY);
     /**
      * Server: how long its {@link ConnectionAcceptor} may take to answer a request before the request is
      * rejected with {@link ConnectionRejectedException.Rejection#ACCEPT_TIMEOUT}. Keep it below the clients'
@@ -128,7 +156,7 @@ public final class RdmaOption<T> {
     public static final RdmaOption<Duration> ACCEPT_TIMEOUT = new RdmaOption<>("ACCEPT_TIMEOUT", Duration.class,
             Duration.ofSeconds(5), d -> d.compareTo(Duration.ofMillis(1)) >= 0
                     && d.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) <= 0,
-            "a duration from 1 ms to 2^31-1 ms");
+            "a duration from 1 ms to 2^31-1 ms", SERVER_ONLY);
     /**
      * Servers only: when positive, every connection of the server (per RDMA device) receives from one shared
      * receive queue of this many buffers of {@link #RECEIVE_BUFFER_SIZE}, so the server's pinned receive
@@ -137,7 +165,7 @@ public final class RdmaOption<T> {
      * credit flow control no load produces RNR. Clients ignore it. Default 0 (each connection has its own
      * {@link #RECEIVE_QUEUE_DEPTH} buffers); 0..1048576 (and at most the device's {@code max_srq_wr}).
      */
-    public static final RdmaOption<Integer> SHARED_RECEIVE_QUEUE_DEPTH = intOption("SHARED_RECEIVE_QUEUE_DEPTH", 0, 0, 1 << 20);
+    public static final RdmaOption<Integer> SHARED_RECEIVE_QUEUE_DEPTH = intOption("SHARED_RECEIVE_QUEUE_DEPTH", 0, 0, 1 << 20, SERVER_ONLY);
     /**
      * Servers with {@link #SHARED_RECEIVE_QUEUE_DEPTH} only: servers of one engine that name the same group
      * share one shared receive queue per device (and its poller thread), so several services on one host
@@ -148,7 +176,7 @@ public final class RdmaOption<T> {
      * of at most 64 characters.
      */
     public static final RdmaOption<String> SHARED_RECEIVE_QUEUE_GROUP = new RdmaOption<>("SHARED_RECEIVE_QUEUE_GROUP",
-            String.class, "", v -> v.length() <= 64, "a name of at most 64 characters");
+            String.class, "", v -> v.length() <= 64, "a name of at most 64 characters", SERVER_ONLY);
 
     /**
      * Datagram endpoints only: the most address handles one endpoint keeps for unicast peers, those it sends to
@@ -158,7 +186,7 @@ public final class RdmaOption<T> {
      * handle from the datagram's GRH. Multicast groups are not counted. Default 1024; 1..1048576.
      */
     public static final RdmaOption<Integer> DATAGRAM_ADDRESS_HANDLES = intOption("DATAGRAM_ADDRESS_HANDLES", 1024, 1,
-            1 << 20);
+            1 << 20, DATAGRAM_ONLY);
     /**
      * Datagram endpoints only: how long a resolved peer is trusted. The first send to a peer after this time
      * resolves it again in the background (rdma_cm's SIDR exchange) while sends go on with the old answer,
@@ -169,7 +197,7 @@ public final class RdmaOption<T> {
     public static final RdmaOption<Duration> DATAGRAM_PEER_REFRESH = new RdmaOption<>("DATAGRAM_PEER_REFRESH",
             Duration.class, Duration.ofSeconds(10), d -> d.compareTo(Duration.ofMillis(1)) >= 0
                     && d.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) <= 0,
-            "a duration from 1 ms to 2^31-1 ms");
+            "a duration from 1 ms to 2^31-1 ms", DATAGRAM_ONLY);
 
     /**
      * Idle peer detection: a connection on which nothing was posted and nothing completed for this long (give
@@ -187,7 +215,7 @@ public final class RdmaOption<T> {
     public static final RdmaOption<Duration> IDLE_PROBE_INTERVAL = new RdmaOption<>("IDLE_PROBE_INTERVAL",
             Duration.class, Duration.ofSeconds(20), d -> d.isZero() || d.compareTo(Duration.ofMillis(1)) >= 0
                     && d.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) <= 0,
-            "0 (off) or a duration from 1 ms to 2^31-1 ms");
+            "0 (off) or a duration from 1 ms to 2^31-1 ms", CONNECTIONS);
 
     /** Every option, for listing and validation. */
     public static final List<RdmaOption<?>> ALL = List.of(SEND_QUEUE_DEPTH, RECEIVE_QUEUE_DEPTH,
@@ -202,17 +230,19 @@ public final class RdmaOption<T> {
     private final T defaultValue;
     private final Predicate<T> valid;
     private final String range;
+    private final Set<Role> roles;
 
-    private RdmaOption(String name, Class<T> type, T defaultValue, Predicate<T> valid, String range) {
+    private RdmaOption(String name, Class<T> type, T defaultValue, Predicate<T> valid, String range, Set<Role> roles) {
         this.name = name;
         this.type = type;
         this.defaultValue = defaultValue;
         this.valid = valid;
         this.range = range;
+        this.roles = Collections.unmodifiableSet(EnumSet.copyOf(roles));
     }
 
-    private static RdmaOption<Integer> intOption(String name, int def, int min, int max) {
-        return new RdmaOption<>(name, Integer.class, def, v -> v >= min && v <= max, min + ".." + max);
+    private static RdmaOption<Integer> intOption(String name, int def, int min, int max, Set<Role> roles) {
+        return new RdmaOption<>(name, Integer.class, def, v -> v >= min && v <= max, min + ".." + max, roles);
     }
 
     public String name() {
@@ -225,6 +255,21 @@ public final class RdmaOption<T> {
 
     public T defaultValue() {
         return defaultValue;
+    }
+
+    /**
+     * The roles that use this option (unmodifiable, never empty); setting it on another role fails with
+     * {@link InvalidRequestException.Reason#OPTION_NOT_FOR_ROLE}. A role-less configuration
+     * ({@link RdmaTransportConfig#defaults()}) takes every option; a role made from it with
+     * {@code RdmaClientConfig.of(..)} (or the server's or datagram's) keeps the options of its role only.
+     */
+    public Set<Role> roles() {
+        return roles;
+    }
+
+    /** Whether {@code role} uses this option ({@link #roles()} contains it). */
+    public boolean appliesTo(Role role) {
+        return roles.contains(Objects.requireNonNull(role, "role"));
     }
 
     /**

@@ -146,6 +146,6 @@ final class DefaultRdmaServer extends RdmaServer {
         return requiringHost("bind()", " (an address of an RDMA device's netdev)", () -> handler == null
                 ? Mono.error(new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
                         "no handler: call handle(..) before bind()"))
-                : Providers.provider().bind(configuration(), handler));
+                : engine().bind(configuration(), handler));
     }
 }

@@ -53,4 +53,9 @@ public final class RdmaServerConfig extends ConnectingConfig<RdmaServerConfig> {
     String roleSettings() {
         return super.roleSettings() + (acceptor != null ? ", acceptor " + acceptor : "");
     }
+
+    @Override
+    RdmaOption.Role role() {
+        return RdmaOption.Role.SERVER;
+    }
 }

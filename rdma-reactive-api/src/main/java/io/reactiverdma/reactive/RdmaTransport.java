@@ -1,5 +1,6 @@
 package io.reactiverdma.reactive;
 
+import io.reactiverdma.reactive.spi.RdmaTransportProvider;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.annotation.Nullable;
@@ -89,12 +90,29 @@ public abstract class RdmaTransport<T extends RdmaTransport<T, C>, C extends Rdm
     }
 
     /**
+     * Connects or binds through {@code engine} instead of the engine found on the class path (which the whole
+     * JVM shares, with {@link RdmaResources}): for tests that run an engine of their own (an in-JVM loopback
+     * device, two engines side by side) and applications that keep engines apart. What this role connects or
+     * binds lives in that engine and is released by its {@link RdmaTransportProvider#shutdown()}, not by
+     * {@link RdmaResources#disposeLater()}. Null: the class path's engine again (the default).
+     */
+    public final T runOn(@Nullable RdmaTransportProvider engine) {
+        return with(configuration().withEngine(engine));
+    }
+
+    /**
      * Every role's {@code with*} returns its own configuration type (see {@code RoleConfig}), so this cast
      * cannot fail; it is written once here instead of in every setter.
      */
     @SuppressWarnings("unchecked")
     private T with(RdmaTransportConfig config) {
         return duplicate((C) config);
+    }
+
+    /** The engine to connect or bind through: the one set with {@link #runOn}, else the class path's. */
+    final RdmaTransportProvider engine() {
+        RdmaTransportProvider engine = configuration().engine();
+        return engine != null ? engine : Providers.provider();
     }
 
     /** {@code operation} subscribed and waited for, at most {@code timeout}: the roles' {@code *Now} methods. */

@@ -1,5 +1,6 @@
 package io.reactiverdma.reactive;
 
+import io.reactiverdma.reactive.spi.RdmaTransportProvider;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.annotation.Nullable;
 
@@ -81,6 +82,15 @@ public abstract class RdmaTransportConfig {
     }
 
     /**
+     * The engine this configuration connects or binds through ({@code runOn(engine)}); null: the one found on the
+     * class path, shared by the whole JVM.
+     */
+    @Nullable
+    public final RdmaTransportProvider engine() {
+        return settings.engine;
+    }
+
+    /**
      * A copy with {@code host}.
      *
      * @throws NullPointerException    when {@code host} is null
@@ -117,6 +127,9 @@ public abstract class RdmaTransportConfig {
 
     /** A copy whose user callbacks run on {@code scheduler}; null: on the engine's threads again. */
     public abstract RdmaTransportConfig withCallbackScheduler(@Nullable Scheduler scheduler);
+
+    /** A copy that connects or binds through {@code engine}; null: through the class path's engine again. */
+    public abstract RdmaTransportConfig withEngine(@Nullable RdmaTransportProvider engine);
 
     @Override
     public String toString() {

@@ -17,4 +17,10 @@ final class SharedConfig extends RoleConfig<SharedConfig> {
     String typeName() {
         return "RdmaTransportConfig";
     }
+
+    @Override
+    @reactor.util.annotation.Nullable
+    RdmaOption.Role role() {
+        return null;
+    }
 }

@@ -1,5 +1,6 @@
 package io.reactiverdma.reactive;
 
+import io.reactiverdma.reactive.spi.RdmaTransportProvider;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.annotation.Nullable;
 
@@ -14,7 +15,7 @@ import java.util.function.Supplier;
  */
 final class TransportSettings {
     static final TransportSettings DEFAULT = new TransportSettings(null, RdmaTransportConfig.DEFAULT_PORT, Map.of(),
-            false, null, null);
+            false, null, null, null);
 
     @Nullable
     final String host;
@@ -26,15 +27,20 @@ final class TransportSettings {
     final Supplier<? extends RdmaMetricsRecorder> metricsRecorder;
     @Nullable
     final Scheduler callbackScheduler;
+    /** The engine to connect or bind through; null: the one the class path provides. */
+    @Nullable
+    final RdmaTransportProvider engine;
 
     private TransportSettings(@Nullable String host, int port, Map<RdmaOption<?>, Object> options, boolean metrics,
-            @Nullable Supplier<? extends RdmaMetricsRecorder> metricsRecorder, @Nullable Scheduler callbackScheduler) {
+            @Nullable Supplier<? extends RdmaMetricsRecorder> metricsRecorder, @Nullable Scheduler callbackScheduler,
+            @Nullable RdmaTransportProvider engine) {
         this.host = host;
         this.port = port;
         this.options = options;
         this.metrics = metrics;
         this.metricsRecorder = metricsRecorder;
         this.callbackScheduler = callbackScheduler;
+        this.engine = engine;
     }
 
     TransportSettings withHost(String host) {
@@ -42,7 +48,7 @@ final class TransportSettings {
         if (host.isBlank()) {
             throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT, "host is blank");
         }
-        return new TransportSettings(host, port, options, metrics, metricsRecorder, callbackScheduler);
+        return new TransportSettings(host, port, options, metrics, metricsRecorder, callbackScheduler, engine);
     }
 
     TransportSettings withPort(int port) {
@@ -50,7 +56,7 @@ final class TransportSettings {
             throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
                     "port must be 0..65535, got " + port);
         }
-        return new TransportSettings(host, port, options, metrics, metricsRecorder, callbackScheduler);
+        return new TransportSettings(host, port, options, metrics, metricsRecorder, callbackScheduler, engine);
     }
 
     <T> TransportSettings withOption(RdmaOption<T> option, T value) {
@@ -58,7 +64,15 @@ final class TransportSettings {
         T v = option.validate(value);
         Map<RdmaOption<?>, Object> copy = new IdentityHashMap<>(options);
         copy.put(option, v);
-        return new TransportSettings(host, port, copy, metrics, metricsRecorder, callbackScheduler);
+        return new TransportSettings(host, port, copy, metrics, metricsRecorder, callbackScheduler, engine);
+    }
+
+    /** These settings with only the options {@code role} uses. */
+    TransportSettings withOptionsOf(RdmaOption.Role role) {
+        Map<RdmaOption<?>, Object> kept = new IdentityHashMap<>(options);
+        kept.keySet().removeIf(o -> !o.appliesTo(role));
+        return kept.size() == options.size() ? this
+                : new TransportSettings(host, port, kept, metrics, metricsRecorder, callbackScheduler, engine);
     }
 
     TransportSettings withMetrics(boolean enable, @Nullable Supplier<? extends RdmaMetricsRecorder> recorder) {
@@ -66,21 +80,26 @@ final class TransportSettings {
             // metrics(true) is the way to the global registry; a null supplier here is a caller's mistake.
             throw new NullPointerException("recorder");
         }
-        return new TransportSettings(host, port, options, enable, enable ? recorder : null, callbackScheduler);
+        return new TransportSettings(host, port, options, enable, enable ? recorder : null, callbackScheduler, engine);
     }
 
     TransportSettings withGlobalMetrics(boolean enable) {
-        return new TransportSettings(host, port, options, enable, null, callbackScheduler);
+        return new TransportSettings(host, port, options, enable, null, callbackScheduler, engine);
     }
 
     TransportSettings withCallbackScheduler(@Nullable Scheduler scheduler) {
-        return new TransportSettings(host, port, options, metrics, metricsRecorder, scheduler);
+        return new TransportSettings(host, port, options, metrics, metricsRecorder, scheduler, engine);
+    }
+
+    TransportSettings withEngine(@Nullable RdmaTransportProvider engine) {
+        return new TransportSettings(host, port, options, metrics, metricsRecorder, callbackScheduler, engine);
     }
 
     @Override
     public String toString() {
         return "host=" + host + ", port=" + port + ", options=" + options + ", metrics=" + metrics
                 + (metricsRecorder != null ? " (recorder " + metricsRecorder + ")" : "")
-                + (callbackScheduler != null ? ", callbacks on " + callbackScheduler : "");
+                + (callbackScheduler != null ? ", callbacks on " + callbackScheduler : "")
+                + (engine != null ? ", on " + engine : "");
     }
 }

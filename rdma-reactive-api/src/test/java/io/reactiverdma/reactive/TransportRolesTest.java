@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * setter is only on its role.
  */
 class TransportRolesTest {
-    private static final Set<String> SHARED = Set.of("host", "port", "option", "metrics", "callbackScheduler");
+    private static final Set<String> SHARED = Set.of("host", "port", "option", "metrics", "callbackScheduler", "runOn");
     private static final Set<String> CLIENT_ONLY = Set.of("observer", "privateData", "localAddress", "connectTimeout");
     private static final Set<String> SERVER_ONLY = Set.of("observer", "accept", "maxConnections", "acceptTimeout",
             "sharedReceiveQueue", "handle");

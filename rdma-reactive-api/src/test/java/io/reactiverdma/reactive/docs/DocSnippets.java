@@ -32,7 +32,10 @@ import java.util.regex.Pattern;
  *       right before the fence, invisible on the rendered page:
  *       {@code <!-- snippet-context: RdmaConnection conn; abstract Mono<Void> process(byte[] p); -->}.
  *       Its declarations, separated by {@code ;}, become members of the class (fields, abstract methods,
- *       nested types), except {@code import ...} ones, which join the imports.</li>
+ *       nested types), except {@code import ...} ones, which join the imports, and the word {@code members},
+ *       which makes the fragment the class's members (a {@code @Bean} method, nested types) instead of a
+ *       method's statements.</li>
+ *   <li>A whole file without a {@code package} line takes the context's {@code import ...} declarations too.</li>
  * </ul>
  * Errors are reported with the Markdown file and line they come from.
  */
@@ -58,6 +61,8 @@ final class DocSnippets {
     private static final Pattern PUBLIC_TYPE = Pattern.compile(
             "(?m)^public\\s+((final|abstract|sealed)\\s+)*(class|interface|record|enum)\\s+(\\w+)");
     private static final Pattern PACKAGE = Pattern.compile("(?m)^package\\s+([\\w.]+)\\s*;");
+    /** The context declaration that makes a fragment class members (methods, nested types) instead of statements. */
+    static final String MEMBERS = "members";
     private static final Pattern CONTEXT = Pattern.compile("(?s)<!--\\s*snippet-context:(.*?)-->\\s*$");
 
     /** One {@code ```java} block: where it is, its code, and the context declared for it (empty: none). */
@@ -184,24 +189,33 @@ final class DocSnippets {
         }
 
         static Source of(Block block, int n) {
+            List<String> imports = new ArrayList<>();
+            List<String> members = new ArrayList<>();
+            boolean asMembers = false;
+            for (String declaration : declarations(block.context())) {
+                String d = declaration.strip();
+                if (d.startsWith("import ")) {
+                    imports.add(d + ";\n");
+                } else if (d.equals(MEMBERS)) {
+                    asMembers = true;
+                } else if (!d.isEmpty()) {
+                    members.add(d);
+                }
+            }
             if (block.wholeFile()) {
                 Matcher type = PUBLIC_TYPE.matcher(block.code());
                 Matcher pkg = PACKAGE.matcher(block.code());
                 String name = type.find() ? type.group(4) : "Snippet" + n;
-                String dir = pkg.find() ? pkg.group(1).replace('.', '/') + "/" : "";
-                return new Source(URI.create("string:///" + dir + name + ".java"), block, block.code(), 1, 0, 0);
+                boolean packaged = pkg.find();
+                String dir = packaged ? pkg.group(1).replace('.', '/') + "/" : "";
+                // A file without a package line may take its imports from the context (the guide shows the code).
+                String head = packaged ? "" : String.join("", imports);
+                return new Source(URI.create("string:///" + dir + name + ".java"), block, head + block.code(),
+                        lines(head) + 1, 0, 0);
             }
             String name = "Snippet" + n;
             StringBuilder text = new StringBuilder("package docsnippets;\n");
-            List<String> members = new ArrayList<>();
-            for (String declaration : declarations(block.context())) {
-                String d = declaration.strip();
-                if (d.startsWith("import ")) {
-                    text.append(d).append(";\n");
-                } else {
-                    members.add(d);
-                }
-            }
+            imports.forEach(text::append);
             for (String p : PRELUDE) {
                 text.append("import ").append(p).append(";\n");
             }
@@ -211,9 +225,11 @@ final class DocSnippets {
                 text.append("    ").append(m).append(m.endsWith("}") ? "\n" : ";\n");
             }
             int contextEnd = lines(text);
-            text.append("    void snippet() throws Exception {\n");
+            if (!asMembers) {
+                text.append("    void snippet() throws Exception {\n");
+            }
             int first = lines(text) + 1;
-            text.append(block.code()).append("    }\n}\n");
+            text.append(block.code()).append(asMembers ? "}\n" : "    }\n}\n");
             return new Source(URI.create("string:///docsnippets/" + name + ".java"), block, text.toString(), first,
                     contextStart, contextEnd);
         }

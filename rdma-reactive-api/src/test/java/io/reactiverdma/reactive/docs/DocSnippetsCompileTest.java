@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -17,9 +18,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Every {@code ```java} block of the user guides compiles against the API, as an application sees it (this
  * module's test class path: the API, Reactor, Micrometer; no engine). The wrapping convention for fragments
- * is {@link DocSnippets}'s. The Spring guide (docs/spring-boot.md) is not among them: its code needs Spring,
- * which this module does not have; the design docs (threading-model.md, native-bindings.md) show engine
- * internals, not application code.
+ * is {@link DocSnippets}'s. The guides whose code needs more than the API are compiled where their class path
+ * is, by the same rules ({@link GuideSnippets}): docs/testing.md by rdma-test's doc test, docs/spring-boot*.md by
+ * the auto-configuration's, docs/rsocket.md by the RSocket module's; the design docs ({@link #DESIGN_DOCS}) show
+ * engine internals, not application code. {@link #everyGuideWithJavaCodeIsCompiledByADocTest} keeps it so: a
+ * guide with java code that no doc test compiles fails the build.
  */
 class DocSnippetsCompileTest {
     /** The user guides, relative to the repository root. */
@@ -33,6 +36,50 @@ class DocSnippetsCompileTest {
             "docs/memory-and-buffers.md",
             "docs/metrics-reference.md",
             "docs/troubleshooting.md");
+
+    /** Docs whose java blocks show the engine's internals (not compiled: they are not application code). */
+    static final List<String> DESIGN_DOCS = List.of("docs/threading-model.md", "docs/native-bindings.md");
+
+    /**
+     * The rule that picks up a guide when it lands (docs/rsocket.md, written in parallel, among them): every
+     * Markdown file of the repository root and docs/ with a {@code ```java} block is compiled by this test, is a
+     * design doc, or is named in the source of another module's doc test (a {@code *SnippetsCompileTest.java}
+     * using {@link GuideSnippets}).
+     */
+    @Test
+    void everyGuideWithJavaCodeIsCompiledByADocTest() throws IOException {
+        Path root = DocumentedTypesTest.repositoryRoot();
+        List<Path> docTests;
+        try (Stream<Path> files = Files.walk(root)) {
+            docTests = files.filter(f -> f.getFileName().toString().endsWith("SnippetsCompileTest.java"))
+                    .filter(f -> !f.toString().contains("/target/"))
+                    .filter(f -> !f.getFileName().toString().equals("DocSnippetsCompileTest.java")).toList();
+        }
+        String claimed = "";
+        for (Path t : docTests) {
+            claimed += Files.readString(t);
+        }
+        List<Path> docs = new ArrayList<>();
+        docs.add(root.resolve("README.md"));
+        try (Stream<Path> files = Files.list(root.resolve("docs"))) {
+            files.filter(f -> f.toString().endsWith(".md")).sorted().forEach(docs::add);
+        }
+        List<String> unclaimed = new ArrayList<>();
+        for (Path doc : docs) {
+            String name = root.relativize(doc).toString();
+            if (DocSnippets.blocks(doc).isEmpty() || USER_GUIDES.contains(name) || DESIGN_DOCS.contains(name)) {
+                continue;
+            }
+            boolean byGlob = name.startsWith("docs/spring-boot") && claimed.contains("docs/spring-boot*.md");
+            if (!byGlob && !claimed.contains("\"" + name + "\"")) {
+                unclaimed.add(name);
+            }
+        }
+        assertEquals(List.of(), unclaimed, "guides with java code that no doc test compiles: add each to the"
+                + " doc test of the module whose class path its code needs (a *SnippetsCompileTest calling"
+                + " GuideSnippets.assertEveryJavaBlockCompiles(List.of(\"docs/x.md\"), dir)), or to DESIGN_DOCS");
+        assertTrue(docTests.size() >= 2, "found only the doc tests " + docTests + ": is the search broken?");
+    }
 
     @Test
     void everyJavaBlockOfTheUserGuidesCompiles(@TempDir Path classes) {

@@ -1,6 +1,8 @@
 package io.reactiverdma.reactive.impl;
 
+import io.reactiverdma.reactive.impl.cm.BindHandover;
 import io.reactiverdma.reactive.impl.cm.ClientConnector;
+import io.reactiverdma.reactive.impl.cm.ConnectParams;
 import io.reactiverdma.reactive.impl.cm.EngineContext;
 import io.reactiverdma.reactive.impl.cm.EngineObservations;
 import io.reactiverdma.reactive.impl.cm.CmEventLoop;
@@ -215,9 +217,9 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
 
     @Override
     public Mono<RdmaConnection> connect(RdmaClientConfig config) {
-        return EngineObservations.connect(config, Mono.<RdmaConnection>create(sink -> {
+        return EngineObservations.connect(config, ConnectParams.clientAddresses(config).flatMap(to -> Mono.<RdmaConnection>create(sink -> {
             CmEventLoop cm = cm();
-            ClientConnector attempt = new ClientConnector(this, cm, config, sink);
+            ClientConnector attempt = new ClientConnector(this, cm, config, to, sink);
             track(attempt);
             sink.onCancel(() -> {
                 if (attempt.handover.compareAndSet(ClientConnector.PENDING, ClientConnector.CANCELLED)) {
@@ -225,26 +227,21 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
                 }
             });
             cm.execute(attempt::start);
-        }));
+        })));
     }
 
     @Override
     public Mono<DisposableRdmaServer> bind(RdmaServerConfig config,
             Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
-        return Mono.create(sink -> {
-            CmEventLoop cm = cm();
-            cm.execute(() -> {
-                try {
-                    EngineServer server = new EngineServer(this, cm, config, handler);
-                    servers.add(server);
-                    server.onDispose().subscribe(null, null, () -> servers.remove(server));
-                    sink.success(EngineObservations.watch(config, server));
-                } catch (RuntimeException e) {
-                    sink.error(e instanceof RdmaException ? e : new RdmaException("cannot listen on "
-                            + config.host() + ":" + config.port() + ": " + e.getMessage(), e));
-                }
-            });
-        });
+        return ConnectParams.listenAddress(config).onErrorMap(e -> !(e instanceof RdmaException), e -> new RdmaException(
+                "cannot listen on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e))
+                .flatMap(address -> BindHandover.on(this::cm, cm -> {
+            EngineServer server = new EngineServer(this, cm, config, address, handler);
+            servers.add(server);
+            server.onDispose().subscribe(null, null, () -> servers.remove(server));
+            return EngineObservations.watch(config, server);
+        }, e -> e instanceof RdmaException ? e : new RdmaException("cannot listen on " + config.host() + ":"
+                + config.port() + ": " + e.getMessage(), e)));
     }
 
     @Override
@@ -284,19 +281,12 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
 
     @Override
     public Mono<io.reactiverdma.reactive.RdmaDatagramEndpoint> bindDatagram(RdmaDatagramConfig config) {
-        return Mono.create(sink -> {
-            CmEventLoop cm = cm();
-            cm.execute(() -> {
-                try {
-                    var endpoint = io.reactiverdma.reactive.impl.datagram.EngineDatagramEndpoint.open(this, cm, config);
-                    datagramEndpoints.add(endpoint);
-                    endpoint.onDispose().subscribe(null, null, () -> datagramEndpoints.remove(endpoint));
-                    sink.success(endpoint);
-                } catch (RuntimeException e) {
-                    sink.error(e);
-                }
-            });
-        });
+        return BindHandover.on(this::cm, cm -> {
+            var endpoint = io.reactiverdma.reactive.impl.datagram.EngineDatagramEndpoint.open(this, cm, config);
+            datagramEndpoints.add(endpoint);
+            endpoint.onDispose().subscribe(null, null, () -> datagramEndpoints.remove(endpoint));
+            return endpoint;
+        }, e -> e);
     }
 
     @Override

@@ -53,35 +53,30 @@ abstract class ConnectionContract {
     private RdmaConnection client;
     private final Sinks.One<RdmaConnection> serverConnection = Sinks.one();
 
-    /** The engine under test, on the stack of the subclass. */
-    protected abstract RdmaEngine engine();
+    /** The stack under test (its engine, device address, step time, resource check and close). */
+    protected abstract StackFixture stack();
 
-    /** The address of the stack's device. */
-    protected abstract String host();
+    private RdmaEngine engine() {
+        return stack().engine();
+    }
 
-    /** How long one step may take on this stack. */
-    protected abstract Duration waitTime();
+    private String host() {
+        return stack().host();
+    }
+
+    private Duration waitTime() {
+        return stack().waitTime();
+    }
 
     /** The reasons a connect to a port nobody listens on may fail with on this stack. */
     protected abstract Set<ConnectionEvent.Type> nobodyListensReasons();
-
-    /**
-     * Called after a test closed its client and server: checks that what the connections allocated has been
-     * released, where the stack can count it (the loopback device can; rxe cannot, so it does nothing).
-     */
-    protected void assertConnectionResourcesReleased() {
-    }
-
-    /** Called after each test, after its client and server were closed: closes what the subclass opened. */
-    protected void closeStack() {
-    }
 
     @AfterEach
     void closeEverything() {
         try {
             closeClientAndServer();
         } finally {
-            closeStack();
+            stack().close();
         }
     }
 
@@ -95,12 +90,12 @@ abstract class ConnectionContract {
         }
     }
 
-    /** Closes the client and the server, then checks the stack's resources ({@link #assertConnectionResourcesReleased}). */
+    /** Closes the client and the server, then checks the stack's resources ({@link StackFixture#assertConnectionResourcesReleased}). */
     private void closeAndAssertReleased() {
         closeClientAndServer();
         client = null;
         server = null;
-        assertConnectionResourcesReleased();
+        stack().assertConnectionResourcesReleased();
     }
 
     private RdmaTransportConfig config(boolean credits) {

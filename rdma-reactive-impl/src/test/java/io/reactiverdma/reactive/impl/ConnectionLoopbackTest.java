@@ -22,7 +22,6 @@ import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link ConnectionContract} on the in-JVM loopback device, which counts what the engine allocates: after
@@ -32,41 +31,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class ConnectionLoopbackTest extends ConnectionContract {
     private static final Duration WAIT = Duration.ofSeconds(10);
-    private final LoopbackStack stack = LoopbackStack.create();
-    private final RdmaEngine engine = new RdmaEngine(stack);
+    private final LoopbackStackFixture fixture = new LoopbackStackFixture(WAIT, Kind.PROTECTION_DOMAIN,
+            Kind.REGISTRATION, Kind.CM_CHANNEL);
+    private final LoopbackStack stack = fixture.stack();
+    private final RdmaEngine engine = fixture.engine();
 
     @Override
-    protected RdmaEngine engine() {
-        return engine;
-    }
-
-    @Override
-    protected String host() {
-        return "127.0.0.1";
-    }
-
-    @Override
-    protected Duration waitTime() {
-        return WAIT;
+    protected StackFixture stack() {
+        return fixture;
     }
 
     @Override
     protected Set<ConnectionEvent.Type> nobodyListensReasons() {
         return Set.of(ConnectionEvent.Type.REJECTED);
-    }
-
-    @Override
-    protected void assertConnectionResourcesReleased() {
-        stack.resources().awaitReleased(WAIT, Kind.PROTECTION_DOMAIN, Kind.REGISTRATION, Kind.CM_CHANNEL);
-        // At most: a connect that failed before resolving a device (an unknown host) opened none.
-        assertTrue(stack.resources().count(Kind.PROTECTION_DOMAIN) <= 1, "the engine's one PD per device");
-        assertTrue(stack.resources().count(Kind.CM_CHANNEL) <= 1, "the engine's one rdma_cm channel");
-        assertEquals(0, stack.cqOverflows());
-    }
-
-    @Override
-    protected void closeStack() {
-        stack.close();
     }
 
     /**

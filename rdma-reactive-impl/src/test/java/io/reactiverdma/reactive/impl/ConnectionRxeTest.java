@@ -15,7 +15,7 @@ import java.util.Set;
  */
 @Tag(RxeTestSupport.TAG)
 class ConnectionRxeTest extends ConnectionContract {
-    private static final RdmaEngine ENGINE = new RdmaEngine();
+    private final StackFixture stack = new RxeStackFixture(Duration.ofSeconds(30));
 
     @BeforeEach
     void requireDevice() {
@@ -23,18 +23,8 @@ class ConnectionRxeTest extends ConnectionContract {
     }
 
     @Override
-    protected RdmaEngine engine() {
-        return ENGINE;
-    }
-
-    @Override
-    protected String host() {
-        return RxeTestSupport.deviceAddress();
-    }
-
-    @Override
-    protected Duration waitTime() {
-        return Duration.ofSeconds(30);
+    protected StackFixture stack() {
+        return stack;
     }
 
     @Override

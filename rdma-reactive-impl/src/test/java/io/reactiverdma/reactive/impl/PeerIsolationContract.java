@@ -3,7 +3,6 @@ package io.reactiverdma.reactive.impl;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 
 /**
  * Isolation between the peers of one server on every stack ({@link PeerIsolationScenario} says how it is
@@ -13,32 +12,18 @@ import java.time.Duration;
 abstract class PeerIsolationContract {
     private PeerIsolationScenario scenario;
 
-    /** The engine under test, on the stack of the subclass. */
-    protected abstract RdmaEngine engine();
-
-    /** The address of the stack's device. */
-    protected abstract String host();
-
-    /** How long one step may take on this stack. */
-    protected abstract Duration waitTime();
+    /** The stack under test (its engine, device address, step time, resource check and close). */
+    protected abstract StackFixture stack();
 
     /** How many checked messages each victim exchanges before and after the attacks. */
     protected abstract int messages();
 
-    /** Called after the scenario closed its connections and server: checks the stack's resources where it can. */
-    protected void assertConnectionResourcesReleased() {
-    }
-
     /** The scenario of the running test, made on first use. */
     protected PeerIsolationScenario scenario() {
         if (scenario == null) {
-            scenario = new PeerIsolationScenario(engine(), host(), waitTime());
+            scenario = new PeerIsolationScenario(stack().engine(), stack().host(), stack().waitTime());
         }
         return scenario;
-    }
-
-    /** Called after each test, after the scenario was closed: closes what the subclass opened. */
-    protected void closeStack() {
     }
 
     @AfterEach
@@ -48,7 +33,7 @@ abstract class PeerIsolationContract {
                 scenario.close();
             }
         } finally {
-            closeStack();
+            stack().close();
         }
     }
 
@@ -62,6 +47,6 @@ abstract class PeerIsolationContract {
         scenario().runExposed();
         scenario.close();
         scenario = null;
-        assertConnectionResourcesReleased();
+        stack().assertConnectionResourcesReleased();
     }
 }

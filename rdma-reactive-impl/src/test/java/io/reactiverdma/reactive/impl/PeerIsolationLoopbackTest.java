@@ -24,38 +24,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(60)
 class PeerIsolationLoopbackTest extends PeerIsolationContract {
-    private final LoopbackStack stack = LoopbackStack.create();
-    private final RdmaEngine engine = new RdmaEngine(stack);
+    private final LoopbackStackFixture fixture = new LoopbackStackFixture(Duration.ofSeconds(10),
+            Kind.PROTECTION_DOMAIN, Kind.REGISTRATION, Kind.CM_CHANNEL, Kind.CM_ID);
+    private final LoopbackStack stack = fixture.stack();
 
     @Override
-    protected RdmaEngine engine() {
-        return engine;
-    }
-
-    @Override
-    protected String host() {
-        return "127.0.0.1";
-    }
-
-    @Override
-    protected Duration waitTime() {
-        return Duration.ofSeconds(10);
+    protected StackFixture stack() {
+        return fixture;
     }
 
     @Override
     protected int messages() {
         return 50;
-    }
-
-    @Override
-    protected void assertConnectionResourcesReleased() {
-        stack.resources().awaitReleased(Duration.ofSeconds(10), Kind.PROTECTION_DOMAIN, Kind.REGISTRATION,
-                Kind.CM_CHANNEL, Kind.CM_ID);
-    }
-
-    @Override
-    protected void closeStack() {
-        stack.close();
     }
 
     /**

@@ -3,26 +3,15 @@ package io.reactiverdma.reactive.impl;
 import io.reactiverdma.testsupport.RxeTestSupport;
 import org.junit.jupiter.api.Tag;
 
-import java.time.Duration;
 
 /** {@link PeerIsolationContract} on rxe: the device enforces the windows' binding to their QP. */
 @Tag(RxeTestSupport.TAG)
 class PeerIsolationRxeTest extends PeerIsolationContract {
-    private static final RdmaEngine ENGINE = new RdmaEngine();
+    private final StackFixture stack = new RxeStackFixture(RxeResources.WAIT);
 
     @Override
-    protected RdmaEngine engine() {
-        return ENGINE;
-    }
-
-    @Override
-    protected String host() {
-        return RxeResources.requireDevice();
-    }
-
-    @Override
-    protected Duration waitTime() {
-        return RxeResources.WAIT;
+    protected StackFixture stack() {
+        return stack;
     }
 
     @Override

@@ -44,6 +44,7 @@ public final class ClientConnector {
     private final EngineContext engine;
     private final CmEventLoop cm;
     private final RdmaClientConfig config;
+    private final ConnectParams.ClientAddresses addresses;
     private final MonoSink<RdmaConnection> sink;
     private final List<ConnectionEvent> early = new ArrayList<>();
     /** Who got the connection: the subscriber, or nobody because it cancelled (then it is closed). */
@@ -54,10 +55,13 @@ public final class ClientConnector {
     private ScheduledFuture<?> timer;
     private boolean done;
 
-    public ClientConnector(EngineContext engine, CmEventLoop cm, RdmaClientConfig config, MonoSink<RdmaConnection> sink) {
+    /** An attempt to connect to {@code addresses} (resolved before: no lookup on the rdma_cm thread). */
+    public ClientConnector(EngineContext engine, CmEventLoop cm, RdmaClientConfig config,
+            ConnectParams.ClientAddresses addresses, MonoSink<RdmaConnection> sink) {
         this.engine = engine;
         this.cm = cm;
         this.config = config;
+        this.addresses = addresses;
         this.sink = sink;
     }
 
@@ -69,8 +73,8 @@ public final class ClientConnector {
     public void start() {
         timer = EngineTimer.schedule(() -> cm.execute(this::timedOut), config.option(RdmaOption.CONNECT_TIMEOUT));
         try {
-            destination = ConnectParams.address(config);
-            InetSocketAddress source = ConnectParams.localAddress(config);
+            destination = addresses.destination();
+            InetSocketAddress source = addresses.source();
             id = cm.channel().createId(PortSpace.TCP);
             cm.register(id, this::onEvent);
             int tos = config.option(RdmaOption.TYPE_OF_SERVICE);

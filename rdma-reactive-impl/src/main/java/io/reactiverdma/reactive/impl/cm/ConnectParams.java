@@ -8,12 +8,27 @@ import io.reactiverdma.reactive.impl.device.DeviceResources;
 import io.reactiverdma.reactive.impl.verbs.CmId;
 import io.reactiverdma.reactive.impl.verbs.ConnectSpec;
 
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.annotation.Nullable;
+
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.util.regex.Pattern;
 
-/** What a configuration asks of rdma_cm: the address to connect to or listen on, and the conn params. */
-final class ConnectParams {
+/**
+ * What a configuration asks of rdma_cm: the address to connect to or listen on, and the conn params. Host
+ * names are resolved before the work reaches the rdma_cm thread, on Reactor's bounded-elastic threads: that
+ * one thread serves every client and server of the engine, and a slow lookup there would stall them all.
+ */
+public final class ConnectParams {
+    private static final Pattern IPV4_LITERAL = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+
+    /** Where a client connects to, and from (null: routing picks). */
+    public record ClientAddresses(InetSocketAddress destination, @Nullable InetSocketAddress source) {
+    }
+
     private ConnectParams() {
     }
 
@@ -39,6 +54,31 @@ final class ConnectParams {
 
     static InetSocketAddress address(RdmaTransportConfig config) {
         return resolve(config.host(), config.port());
+    }
+
+    /**
+     * The client's destination and {@link RdmaOption#LOCAL_ADDRESS}, resolved off the rdma_cm thread; fails
+     * with {@link RdmaConnectException} ({@code ADDRESS_ERROR}) when either does not resolve.
+     */
+    public static Mono<ClientAddresses> clientAddresses(RdmaTransportConfig config) {
+        String local = config.option(RdmaOption.LOCAL_ADDRESS);
+        return offTheCmThread(literal(config.host()) && (local.isEmpty() || literal(local)),
+                () -> new ClientAddresses(address(config), localAddress(config)));
+    }
+
+    /** The address a server listens on, resolved off the rdma_cm thread (see {@link #clientAddresses}). */
+    public static Mono<InetSocketAddress> listenAddress(RdmaTransportConfig config) {
+        return offTheCmThread(literal(config.host()), () -> address(config));
+    }
+
+    /** An IP literal resolves without a lookup, so at once; a name on a thread that may block. */
+    private static <T> Mono<T> offTheCmThread(boolean literal, java.util.concurrent.Callable<T> resolve) {
+        Mono<T> resolved = Mono.fromCallable(resolve);
+        return literal ? resolved : resolved.subscribeOn(Schedulers.boundedElastic());
+    }
+
+    private static boolean literal(String host) {
+        return host.indexOf(':') >= 0 || IPV4_LITERAL.matcher(host).matches();
     }
 
     private static InetSocketAddress resolve(String host, int port) {

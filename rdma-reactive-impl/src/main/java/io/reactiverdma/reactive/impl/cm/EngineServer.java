@@ -71,8 +71,8 @@ public final class EngineServer implements DisposableRdmaServer {
      */
     private final List<SharedReceives> brokenSharedReceives = new ArrayList<>();
 
-    /** Binds and listens (rdma_cm thread). */
-    public EngineServer(EngineContext engine, CmEventLoop cm, RdmaServerConfig config,
+    /** Binds to {@code address} (resolved before: no lookup on the rdma_cm thread) and listens (rdma_cm thread). */
+    public EngineServer(EngineContext engine, CmEventLoop cm, RdmaServerConfig config, InetSocketAddress address,
             Function<? super RdmaConnection, ? extends Publisher<Void>> handler) {
         this.engine = engine;
         this.cm = cm;
@@ -80,7 +80,7 @@ public final class EngineServer implements DisposableRdmaServer {
         this.handler = handler;
         CmId id = cm.channel().createId(PortSpace.TCP);
         try {
-            id.bind(ConnectParams.address(config));
+            id.bind(address);
             id.listen(BACKLOG);
         } catch (RuntimeException e) {
             id.close();
