@@ -14,10 +14,10 @@ import java.util.function.Function;
 /**
  * The receive side of one connection, owned by its poller thread: receives made available only for the
  * subscriber's demand (by its {@link ReceiveSource}: its own receive queue, posted as one chain once per
- * poller cycle, or its share of a shared receive queue), delivery in arrival order, and
- * buffers coming back by generation-stamped {@link EngineMessage} handles ({@code receive()}) or, for a
- * decoding subscriber ({@code receive(decoder)}), as soon as the decoder returns from the
- * {@link LentMessage} it was lent: that path creates nothing per message.
+ * poller cycle, or its share of a shared receive queue), delivery in arrival order, and buffers coming back
+ * by generation-stamped {@link EngineMessage} handles ({@code receive()}) or, for a decoding subscriber
+ * ({@code receive(decoder)}), as soon as the decoder returns from the {@link LentMessage} it was lent: that
+ * path creates nothing per message.
  *
  * <p>Demand is counted here, on the poller thread, for every way of delivering: directly (onNext on the
  * poller thread) or on a callback scheduler's worker, one task per message in order. With credits nothing
@@ -26,8 +26,9 @@ import java.util.function.Function;
  * order, until the subscriber asks for it. Receives may be posted before the connection is established (the
  * QP is in INIT or RTR): a server posts them before it accepts, so the peer's first message finds one.
  *
- * <p>Not thread-safe: every method runs on the poller thread (asserted: {@link OwnerThread}). A subscriber that requests or releases from
- * onNext re-enters {@link #deliver()}, which then only counts; the loop already running delivers.
+ * <p>Not thread-safe: every method runs on the poller thread (asserted: {@link OwnerThread}). A subscriber
+ * that requests or releases from onNext re-enters {@link #deliver()}, which then only counts; the loop
+ * already running delivers.
  */
 final class ReceiveQueue {
     private final String description;
