@@ -121,8 +121,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient, Q
         SharedReceiveMember member = srq == null ? null
                 : new SharedReceiveMember(srq, resources.qp, this::close, config.option(RdmaOption.ACCEPT_TIMEOUT));
         ReceiveSource source = member != null ? member : new OwnReceives(description, resources.qp, pending, this,
-                poller, flow, metrics, resources.receiveBuffers, config.option(RdmaOption.RECEIVE_BUFFER_SIZE),
-                e -> close(new RdmaException(description + ": ibv_post_recv failed: " + e.getMessage(), e)));
+                poller, flow, metrics, resources.receiveBuffers, config.option(RdmaOption.RECEIVE_BUFFER_SIZE), this::close);
         this.receive = new ReceiveQueue(description, poller, flow, resources.receiveBuffers, source, this::requestFlush);
         this.handshake = new CreditWordHandshake(description, resources.qp, pending, this, poller, metrics, server,
                 resources.creditWord, resources.creditWindow, send, member, this::close);

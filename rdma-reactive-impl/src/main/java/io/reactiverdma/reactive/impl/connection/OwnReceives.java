@@ -1,6 +1,7 @@
 package io.reactiverdma.reactive.impl.connection;
 
 import io.reactiverdma.reactive.OperationType;
+import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.impl.completion.CompletionPoller;
 import io.reactiverdma.reactive.impl.completion.CompletionTarget;
 import io.reactiverdma.reactive.impl.completion.PendingOperation;
@@ -27,7 +28,8 @@ final class OwnReceives implements ReceiveSource {
     private final EngineMetrics metrics;
     private final ReceiveRing ring;
     private final int bufferSize;
-    /** A refused post: the connection cannot go on. */
+    private final String description;
+    /** Closes the connection after a refused post (other than ENOMEM): it cannot go on. */
     private final Consumer<Throwable> postFailed;
     private ReceiveQueue queue;
     private boolean refused;
@@ -36,6 +38,7 @@ final class OwnReceives implements ReceiveSource {
     OwnReceives(String description, QueuePair qp, PendingOperations pending, CompletionTarget target,
             CompletionPoller poller, FlowControl flow, EngineMetrics metrics, EngineBuffer[] buffers, int bufferSize,
             Consumer<Throwable> postFailed) {
+        this.description = description;
         this.poller = poller;
         this.pending = pending;
         this.flow = flow;
@@ -73,7 +76,7 @@ final class OwnReceives implements ReceiveSource {
         RuntimeException failure = ring.refusal();
         if (failure != null) {
             refused = true;
-            postFailed.accept(failure);
+            postFailed.accept(new RdmaException(description + ": ibv_post_recv failed: " + failure.getMessage(), failure));
         }
         return accepted;
     }
