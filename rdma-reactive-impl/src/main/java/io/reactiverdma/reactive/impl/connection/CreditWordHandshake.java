@@ -2,6 +2,7 @@ package io.reactiverdma.reactive.impl.connection;
 
 import io.reactiverdma.reactive.OperationType;
 import io.reactiverdma.reactive.RdmaException;
+import io.reactiverdma.reactive.impl.completion.CompletionPoller;
 import io.reactiverdma.reactive.impl.completion.CompletionTarget;
 import io.reactiverdma.reactive.impl.completion.PendingOperation;
 import io.reactiverdma.reactive.impl.completion.PendingOperations;
@@ -14,6 +15,8 @@ import io.reactiverdma.verbs.ReceiveWorkRequests;
 import io.reactiverdma.verbs.SendFlags;
 import io.reactiverdma.verbs.SendWorkRequests;
 import io.reactiverdma.verbs.WrOpcode;
+
+import reactor.util.annotation.Nullable;
 
 import java.util.function.Consumer;
 
@@ -43,7 +46,8 @@ import java.util.function.Consumer;
  * the hello and its receive use their own queue slots ({@link #SEND_SLOTS}, {@link #RECEIVE_SLOTS}), outside
  * the user's depths and the credit count.
  *
- * <p>Not thread-safe: the connection's poller thread runs it.
+ * <p>Not thread-safe: the connection's poller thread runs it (asserted: {@link OwnerThread}), except
+ * {@link #wordRkey()}.
  */
 final class CreditWordHandshake {
     /** Send-queue slots of its own: the bind and the hello. */
@@ -58,6 +62,7 @@ final class CreditWordHandshake {
     private final QueuePair qp;
     private final PendingOperations pending;
     private final CompletionTarget target;
+    private final CompletionPoller poller;
     private final EngineMetrics metrics;
     private final boolean server;
     private final ControlWords.Slot word;
@@ -65,8 +70,9 @@ final class CreditWordHandshake {
     private final MemoryWindow window;
     private final int wordRkey;
     private final SendQueue send;
-    /** On a shared receive queue: the receive queue that recognises the peer's hello; else null. */
-    private final ReceiveQueue sharedReceive;
+    /** On a shared receive queue: the membership that recognises the peer's hello; else null. */
+    @Nullable
+    private final SharedReceiveMember sharedReceive;
     private final Consumer<Throwable> failed;
     private final SendWorkRequests sendWr = new SendWorkRequests(1, 0);
     private final ReceiveWorkRequests receiveWr = new ReceiveWorkRequests(1, 0);
@@ -86,12 +92,13 @@ final class CreditWordHandshake {
     private int outstanding;
 
     CreditWordHandshake(String description, QueuePair qp, PendingOperations pending, CompletionTarget target,
-            EngineMetrics metrics, boolean server, ControlWords.Slot word, MemoryWindow window, SendQueue send,
-            ReceiveQueue sharedReceive, Consumer<Throwable> failed) {
+            CompletionPoller poller, EngineMetrics metrics, boolean server, ControlWords.Slot word, MemoryWindow window,
+            SendQueue send, @Nullable SharedReceiveMember sharedReceive, Consumer<Throwable> failed) {
         this.description = description;
         this.qp = qp;
         this.pending = pending;
         this.target = target;
+        this.poller = poller;
         this.metrics = metrics;
         this.server = server;
         this.word = word;
@@ -108,6 +115,7 @@ final class CreditWordHandshake {
      * accepts only then, so the client's hello never meets an empty SRQ). Poller thread.
      */
     void whenPeerHelloCanArrive(Runnable r) {
+        assert OwnerThread.check(poller);
         if (sharedReceive == null || !active || peerHelloReceiveKept) {
             r.run();
         } else {
@@ -126,6 +134,7 @@ final class CreditWordHandshake {
      * this runs: the words are not used.
      */
     void start(long peerAddress, int peerRkey) {
+        assert OwnerThread.check(poller);
         active = true;
         peerWordAddress = peerAddress;
         peerWordRkey = peerRkey;
@@ -151,6 +160,7 @@ final class CreditWordHandshake {
 
     /** The QP is in RTS: bind this side's window before anything else is posted. */
     void established() {
+        assert OwnerThread.check(poller);
         if (!active || established) {
             return;
         }
@@ -174,6 +184,7 @@ final class CreditWordHandshake {
 
     /** One of its work requests completed (or was flushed); a failed one closes the connection elsewhere. */
     void completed(Step step, boolean success) {
+        assert OwnerThread.check(poller);
         outstanding--;
         if (!success) {
             return;
@@ -208,6 +219,7 @@ final class CreditWordHandshake {
 
     /** The QP was destroyed before this work request's flush arrived. */
     void abandoned(PendingOperation p) {
+        assert OwnerThread.check(poller);
         pending.free(p);
         outstanding--;
         metrics.outstanding(-1);
@@ -219,6 +231,7 @@ final class CreditWordHandshake {
 
     /** The connection started closing: a bind or peer hello completing after this posts no hello. */
     void close() {
+        assert OwnerThread.check(poller);
         closing = true;
     }
 

@@ -118,13 +118,15 @@ public final class EngineConnection implements CompletionTarget, PollerClient, Q
         this.send = new SendQueue(new SendQueue.Wiring(description, resources.qp, pending, this, poller, this, flow,
                 resources.creditWord, resources.inlineLimit, config.option(RdmaOption.SEND_QUEUE_DEPTH),
                 config.option(RdmaOption.SIGNAL_INTERVAL), metrics), this::requestFlush, this::close, closing::closedError);
-        this.receive = new ReceiveQueue(description, resources.qp, pending, this, poller, flow, metrics,
-                resources.receiveBuffers, config.option(RdmaOption.RECEIVE_BUFFER_SIZE), this::requestFlush,
-                e -> close(new RdmaException(description + ": ibv_post_recv failed: " + e.getMessage(), e)));
-        this.handshake = new CreditWordHandshake(description, resources.qp, pending, this, metrics, server,
-                resources.creditWord, resources.creditWindow, send, srq == null ? null : receive, this::close);
-        if (srq != null) {
-            receive.useShared(srq.join(resources.qp, receive, this::close, config.option(RdmaOption.ACCEPT_TIMEOUT)));
+        SharedReceiveMember member = srq == null ? null
+                : new SharedReceiveMember(srq, resources.qp, this::close, config.option(RdmaOption.ACCEPT_TIMEOUT));
+        ReceiveSource source = member != null ? member : new OwnReceives(description, resources.qp, pending, this,
+                poller, flow, metrics, resources.receiveBuffers, config.option(RdmaOption.RECEIVE_BUFFER_SIZE), this::close);
+        this.receive = new ReceiveQueue(description, poller, flow, resources.receiveBuffers, source, this::requestFlush);
+        this.handshake = new CreditWordHandshake(description, resources.qp, pending, this, poller, metrics, server,
+                resources.creditWord, resources.creditWindow, send, member, this::close);
+        if (member != null) {
+            srq.join(member, description);
         }
         metrics.connections(1);
         device.register(resources.qp.qpNum(), this); // unregistered by this same owner only

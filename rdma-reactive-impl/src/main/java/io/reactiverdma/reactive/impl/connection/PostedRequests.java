@@ -8,6 +8,8 @@ import io.reactiverdma.reactive.impl.support.EngineLog;
 import io.reactiverdma.reactive.ConnectionClosedException;
 import io.reactiverdma.reactive.OperationType;
 
+import reactor.util.annotation.Nullable;
+
 import java.util.function.Function;
 
 /**
@@ -20,9 +22,19 @@ import java.util.function.Function;
  * stood for: an {@link Operation}, a message of a {@link StreamingSend}, a credit update, or one of the
  * queue's own zero-length WRITEs ({@link #FENCE}, {@link #PROBE}).
  *
- * <p>Not thread-safe: the connection's poller thread only.
+ * <p>A datagram endpoint's send queue keeps its posted requests here too, finished its own way
+ * ({@link Finisher}): a UD send queue completes in order as well.
+ *
+ * <p>Not thread-safe: the owner's poller thread only.
  */
-final class PostedRequests {
+public final class PostedRequests {
+    /** How an entry is finished (and its pending entry freed): the send queue's way by default. */
+    @FunctionalInterface
+    public interface Finisher {
+        /** {@code e} ended: sent, failed ({@code failure}, or {@code flushed}), or {@code abandoned} with its QP. */
+        void finish(PendingOperation e, boolean success, boolean flushed, @Nullable Throwable failure, boolean abandoned);
+    }
+
     /** The operation of a fence entry (see {@code SendQueue.postFence}): it stands for nothing of the user's. */
     static final Object FENCE = new Object();
     /** The operation of an idle probe (see {@code SendQueue.probe}): it stands for nothing of the user's either. */
@@ -38,12 +50,23 @@ final class PostedRequests {
     /** Whether requests were timed when posted ({@code SendChain}: only for metrics). */
     private final boolean timed;
     private final Function<String, ConnectionClosedException> closedError;
+    private final Finisher finisher;
     private final PendingOperation[] ring;
     private int head;
     private int count;
 
     PostedRequests(String description, int capacity, PendingOperations pending, FlowControl flow,
             EngineMetrics metrics, Function<String, ConnectionClosedException> closedError) {
+        this(description, capacity, pending, flow, metrics, closedError, null);
+    }
+
+    /** A ring of {@code capacity} posted requests, each finished by {@code finisher}. */
+    public PostedRequests(String description, int capacity, Finisher finisher) {
+        this(description, capacity, null, null, null, null, finisher);
+    }
+
+    private PostedRequests(String description, int capacity, PendingOperations pending, FlowControl flow,
+            EngineMetrics metrics, Function<String, ConnectionClosedException> closedError, @Nullable Finisher finisher) {
         this.description = description;
         this.ring = new PendingOperation[capacity];
         this.pending = pending;
@@ -51,21 +74,22 @@ final class PostedRequests {
         this.metrics = metrics;
         this.timed = metrics != EngineMetrics.NOOP;
         this.closedError = closedError;
+        this.finisher = finisher != null ? finisher : this::finish;
     }
 
     /** Requests posted and not finished yet. */
-    int count() {
+    public int count() {
         return count;
     }
 
     /** {@code p} was posted (after every entry added before it). */
-    void add(PendingOperation p) {
+    public void add(PendingOperation p) {
         ring[(head + count) % ring.length] = p;
         count++;
     }
 
     /** A completion for {@code p}: the entries before it succeeded, then {@code p} with the completion's outcome. */
-    void completed(PendingOperation p, boolean success, boolean flushed, Throwable failure) {
+    public void completed(PendingOperation p, boolean success, boolean flushed, @Nullable Throwable failure) {
         while (true) {
             if (count == 0) {
                 throw new IllegalStateException(description + ": a send completion for a work request that is not "
@@ -73,10 +97,10 @@ final class PostedRequests {
             }
             PendingOperation e = take();
             if (e == p) {
-                finish(e, success, flushed, failure, false);
+                finisher.finish(e, success, flushed, failure, false);
                 return;
             }
-            finish(e, true, false, null, false);
+            finisher.finish(e, true, false, null, false);
         }
     }
 
@@ -86,9 +110,9 @@ final class PostedRequests {
      * says that it may have executed (it was not flushed: a flush would have given its completion). The
      * device no longer touches the buffers, so dropping the holds is safe now.
      */
-    void abandonAll() {
+    public void abandonAll() {
         while (count > 0) {
-            finish(take(), false, false, null, true);
+            finisher.finish(take(), false, false, null, true);
         }
     }
 

@@ -1,30 +1,23 @@
 package io.reactiverdma.reactive.impl.connection;
 
-import io.reactiverdma.reactive.impl.completion.CompletionPoller;
-import io.reactiverdma.reactive.impl.completion.CompletionTarget;
-import io.reactiverdma.reactive.impl.completion.PendingOperation;
-import io.reactiverdma.reactive.impl.completion.PendingOperations;
-import io.reactiverdma.reactive.impl.device.EngineBuffer;
-import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
-
-import io.reactiverdma.reactive.OperationType;
 import io.reactiverdma.reactive.RdmaMessage;
-import io.reactiverdma.reactive.impl.verbs.QueuePair;
+import io.reactiverdma.reactive.impl.completion.CompletionPoller;
+import io.reactiverdma.reactive.impl.completion.PendingOperation;
+import io.reactiverdma.reactive.impl.device.EngineBuffer;
 import io.reactiverdma.verbs.WcFlags;
 import io.reactiverdma.verbs.WcOpcode;
 import reactor.core.publisher.FluxSink;
 import reactor.core.scheduler.Scheduler;
 
-import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * The receive side of one connection, owned by its poller thread: the receive buffers, receives posted
- * only for the subscriber's demand (as one chained post, once per poller cycle: what a cycle's requests
- * and returned buffers made postable goes in one {@code ibv_post_recv}), delivery in arrival order, and
- * buffers coming back by generation-stamped {@link EngineMessage} handles ({@code receive()}) or, for a
- * decoding subscriber ({@code receive(decoder)}), as soon as the decoder returns from the
- * {@link LentMessage} it was lent: that path creates nothing per message.
+ * The receive side of one connection, owned by its poller thread: receives made available only for the
+ * subscriber's demand (by its {@link ReceiveSource}: its own receive queue, posted as one chain once per
+ * poller cycle, or its share of a shared receive queue), delivery in arrival order, and buffers coming back
+ * by generation-stamped {@link EngineMessage} handles ({@code receive()}) or, for a decoding subscriber
+ * ({@code receive(decoder)}), as soon as the decoder returns from the {@link LentMessage} it was lent: that
+ * path creates nothing per message.
  *
  * <p>Demand is counted here, on the poller thread, for every way of delivering: directly (onNext on the
  * poller thread) or on a callback scheduler's worker, one task per message in order. With credits nothing
@@ -33,29 +26,24 @@ import java.util.function.Function;
  * order, until the subscriber asks for it. Receives may be posted before the connection is established (the
  * QP is in INIT or RTR): a server posts them before it accepts, so the peer's first message finds one.
  *
- * <p>Not thread-safe: every method runs on the poller thread. A subscriber that requests or releases from
- * onNext re-enters {@link #deliver()}, which then only counts; the loop already running delivers.
+ * <p>Not thread-safe: every method runs on the poller thread (asserted: {@link OwnerThread}). A subscriber
+ * that requests or releases from onNext re-enters {@link #deliver()}, which then only counts; the loop
+ * already running delivers.
  */
 final class ReceiveQueue {
     private final String description;
-    private final PendingOperations pending;
     private final CompletionPoller poller;
     private final FlowControl flow;
-    private final EngineMetrics metrics;
+    /** Its own receive queue's buffers (none on a shared receive queue): the lent message's views. */
     private final EngineBuffer[] buffers;
-    /** Its own buffers and their post loop (none on a shared receive queue). */
-    private final ReceiveRing ring;
-    private final int bufferSize;
+    /** Where the receives come from and the buffers go back to. */
+    private final ReceiveSource source;
     /**
      * Arrived messages not delivered yet, in order. A message handle ({@link EngineMessage}) is made only when
      * a message is emitted to a {@code receive()} subscriber; a decoding subscriber gets the
      * {@link LentMessage} flyweight instead.
      */
     private final ArrivalRing arrivals;
-    /** Receives come from this shared receive queue instead of {@link #buffers} (null: its own). */
-    private SharedReceives.Member shared;
-    /** A server connection on a shared receive queue waits for the peer's hello (see {@link #expectPeerHello}). */
-    private Runnable peerHello;
     /** The flyweight lent to a decoder (created with the first decoding subscriber). */
     private LentMessage lent;
     /**
@@ -63,8 +51,6 @@ final class ReceiveQueue {
      * returned buffers are posted there, once per cycle as one chain, and a credit update follows if due.
      */
     private final Runnable flushRequest;
-    /** A refused post: the connection cannot go on. */
-    private final Consumer<Throwable> postFailed;
     private FluxSink<Object> sink;
     /** The subscriber's decoder (see {@link #subscribe}), or null: messages are emitted as handles. */
     private Function<? super RdmaMessage, ?> decoder;
@@ -73,33 +59,25 @@ final class ReceiveQueue {
     private boolean closing;
     private boolean finished;
     private Throwable terminalError;
-    private int posted;
 
-    ReceiveQueue(String description, QueuePair qp, PendingOperations pending, CompletionTarget target,
-            CompletionPoller poller, FlowControl flow, EngineMetrics metrics, EngineBuffer[] buffers, int bufferSize,
-            Runnable flushRequest, Consumer<Throwable> postFailed) {
+    /**
+     * A receive queue fed by {@code source} ({@code buffers}: its own receive queue's, empty on a shared
+     * receive queue, where the arrival ring grows if a peer without credits sends more).
+     */
+    ReceiveQueue(String description, CompletionPoller poller, FlowControl flow, EngineBuffer[] buffers,
+            ReceiveSource source, Runnable flushRequest) {
         this.description = description;
-        this.pending = pending;
         this.poller = poller;
         this.flow = flow;
-        this.metrics = metrics;
         this.buffers = buffers;
-        this.bufferSize = bufferSize;
+        this.source = source;
         this.flushRequest = flushRequest;
-        this.postFailed = postFailed;
-        int depth = buffers.length;
-        // One chain for the whole depth: what a poller cycle made postable goes in one ibv_post_recv.
-        this.ring = new ReceiveRing(description, buffers, bufferSize, depth, pending, target, qp::postReceive);
-        this.arrivals = new ArrivalRing(depth);
+        this.arrivals = new ArrivalRing(buffers.length);
+        source.attach(this);
     }
 
     CompletionPoller poller() {
         return poller;
-    }
-
-    /** From now on receive from an SRQ: credits are allotted from it, messages land in its buffers. */
-    void useShared(SharedReceives.Member member) {
-        this.shared = member;
     }
 
     String description() {
@@ -110,27 +88,24 @@ final class ReceiveQueue {
         return finished;
     }
 
-    boolean isShared() {
-        return shared != null;
+    /** Where its receives come from (for tests). */
+    ReceiveSource source() {
+        return source;
     }
 
-    /** ESTABLISHED: on a shared receive queue, the wait for the peer's hello is bounded from now. Poller thread. */
-    void established() {
-        if (shared != null) {
-            shared.established();
-        }
+    /** Whether the closing connection's QP is destroyed through {@link #beforeDestroy} (on a shared receive queue). */
+    boolean isShared() {
+        return source.drainsBeforeDestroy();
     }
 
     /** On a shared receive queue: runs {@code destroy} once the QP may be destroyed. Poller thread. */
     void beforeDestroy(Runnable destroy) {
-        shared.beforeDestroy(destroy);
+        source.beforeDestroy(destroy);
     }
 
     /** QP_LAST_WQE_REACHED for this connection's QP (only a QP on a shared receive queue has it). Poller thread. */
     void lastWorkRequestReached() {
-        if (shared != null) {
-            shared.lastWorkRequestReached();
-        }
+        source.lastWorkRequestReached();
     }
 
     /** The connection started closing (its QP is destroyed only after this). */
@@ -147,38 +122,17 @@ final class ReceiveQueue {
      * allotment serves waiters in order), and the next flush tells the peer.
      */
     void creditsAvailable() {
+        assert OwnerThread.check(poller);
         // Only when credits were taken does the peer need telling: a flush requested for nothing would post
         // again, wait again, and (through the SRQ's refill) ask the other waiters again, for ever.
-        if (!closing && peerHello == null && shared.post(flow, arrivals.count()) > 0) {
+        if (!closing && source.post(flow, arrivals.count()) > 0) {
             flushRequest.run();
         }
     }
 
-    /**
-     * On a shared receive queue the peer's hello (see {@code CreditWordHandshake}) lands in an SRQ buffer,
-     * not in a receive of the handshake's own: the first message to arrive is taken as the hello and
-     * {@code arrived} runs instead of delivering it. A posted receive is kept for it: {@code receiveKept} runs
-     * once one is (now, or when the SRQ is refilled), and only then may this side say its own hello.
-     */
-    void expectPeerHello(Runnable arrived, Runnable receiveKept) {
-        this.peerHello = arrived;
-        shared.expectHello(receiveKept);
-    }
-
-    /** Called by the SRQ for a message of this connection: true when it was the awaited hello. */
-    boolean takePeerHello() {
-        Runnable r = peerHello;
-        if (r == null) {
-            return false;
-        }
-        peerHello = null;
-        r.run();
-        return true;
-    }
-
     /** Receives posted and not completed yet. */
     int outstanding() {
-        return posted;
+        return source.outstanding();
     }
 
     /**
@@ -187,6 +141,7 @@ final class ReceiveQueue {
      * once; the subscriber gets what the decoder returned.
      */
     void subscribe(FluxSink<Object> s, Function<? super RdmaMessage, ?> decoder, Scheduler callbacks) {
+        assert OwnerThread.check(poller);
         if (sink != null) {
             s.error(new IllegalStateException(description + ": receive() already has a subscriber"));
             return;
@@ -202,6 +157,7 @@ final class ReceiveQueue {
     }
 
     void request(FluxSink<Object> s, long n) {
+        assert OwnerThread.check(poller);
         if (sink != s) {
             return;
         }
@@ -211,6 +167,7 @@ final class ReceiveQueue {
     }
 
     void cancel(FluxSink<Object> s) {
+        assert OwnerThread.check(poller);
         if (sink != s) {
             return;
         }
@@ -227,58 +184,23 @@ final class ReceiveQueue {
         }
     }
 
-    /** Posts receives for the demand not covered yet, into free buffers, as one chain (once per poller cycle). */
+    /** Makes receives available for the demand not covered yet (its own: one chain, once per poller cycle). */
     void post() {
-        if (closing) {
-            return;
-        }
-        if (shared != null) {
-            // No credit is taken from the SRQ before the peer's hello: it could not be advertised yet, and
-            // held unadvertised it would keep other connections' hellos from being given a receive.
-            if (peerHello == null) {
-                shared.post(flow, arrivals.count());
-            }
-            return;
-        }
-        int n = flow.receivesToPost(ring.freeCount(), arrivals.count());
-        if (n <= 0) {
-            return;
-        }
-        // The requests before a refused one were posted: they stay pending and complete (or flush) like any
-        // other. ENOMEM (the receive queue full for now) leaves the rest for the next post (a completion, a
-        // release or a request makes one); any other refusal means the connection is broken.
-        int accepted = ring.post(n);
-        if (accepted > 0) {
-            flow.receivesPosted(accepted);
-            posted += accepted;
-            metrics.outstanding(accepted);
-        }
-        RuntimeException failure = ring.refusal();
-        if (failure != null) {
-            closing = true;
-            postFailed.accept(failure);
+        assert OwnerThread.check(poller);
+        if (!closing) {
+            source.post(flow, arrivals.count());
         }
     }
 
-    /** A posted receive completed: a message to deliver, or (flushed, failed) a free buffer again. */
+    /** A posted receive of its own completed: a message to deliver, or (flushed, failed) a free buffer again. */
     void completed(int index, boolean success, int opcode, int byteLen, int imm, int wcFlags) {
-        posted--;
-        if (!success) {
-            flow.receiveFlushed();
-            ring.free(index);
-            return;
-        }
-        flow.received();
-        arrived(buffers[index], index, ring.generation(index), opcode, byteLen, imm, wcFlags);
+        source.completed(index, success, opcode, byteLen, imm, wcFlags);
     }
 
-    /** A message for this connection landed in the SRQ's buffer {@code index} (see {@link SharedReceives}). */
-    void sharedArrived(EngineBuffer buffer, int index, int generation, int opcode, int byteLen, int imm, int wcFlags) {
+    /** A message for this connection landed in buffer {@code index} (its own, or its shared receive queue's). */
+    void arrived(EngineBuffer buffer, int index, int generation, int opcode, int byteLen, int imm, int wcFlags) {
+        assert OwnerThread.check(poller);
         flow.received();
-        arrived(buffer, index, generation, opcode, byteLen, imm, wcFlags);
-    }
-
-    private void arrived(EngineBuffer buffer, int index, int generation, int opcode, int byteLen, int imm, int wcFlags) {
         // A WRITE_WITH_IMM's data went to the WRITE's target; the receive buffer holds nothing.
         arrivals.push(buffer, index, generation, opcode == WcOpcode.RECV_RDMA_WITH_IMM.value() ? 0 : byteLen,
                 (wcFlags & WcFlags.WITH_IMM) != 0, imm);
@@ -286,44 +208,28 @@ final class ReceiveQueue {
         deliver();
     }
 
-    /** A pending receive whose completion will never come (its QP was destroyed first). */
+    /** A pending receive of its own whose completion will never come (its QP was destroyed first). */
     void abandonPosted(PendingOperation p) {
-        int index = p.receiveIndex;
-        long latencyNs = System.nanoTime() - p.postedNs;
-        pending.free(p);
-        posted--;
-        metrics.outstanding(-1);
-        metrics.completed(OperationType.RECEIVE, false, true, latencyNs, 0);
-        flow.receiveFlushed();
-        ring.free(index);
+        source.abandonPosted(p);
     }
 
     /** A message's buffer came back ({@link EngineMessage#run()}). */
     void released(EngineMessage m) {
+        assert OwnerThread.check(poller);
         giveBack(m.index, m.generation);
     }
 
-    /** Buffer {@code index} of generation {@code generation} came back: to the SRQ, or to this queue. */
+    /** Buffer {@code index} of generation {@code generation} came back to its source; the next flush reposts. */
     private void giveBack(int index, int generation) {
-        if (shared != null) {
-            shared.released(index, generation);
-            if (!finished) {
-                flushRequest.run();
-            }
-            return;
+        source.giveBack(index, generation, finished);
+        if (!finished) {
+            flushRequest.run();
         }
-        // Free again: reposted by the next flush, or back to the pool once finished.
-        if (finished) {
-            ring.retire(index, generation);
-            metrics.receiveMemory(-bufferSize);
-            return;
-        }
-        ring.giveBack(index, generation);
-        flushRequest.run();
     }
 
     /** Hands messages to the subscriber as far as its demand goes; completes it once finished and empty. */
     void deliver() {
+        assert OwnerThread.check(poller);
         if (delivering) {
             return;
         }
@@ -372,7 +278,7 @@ final class ReceiveQueue {
         Object value;
         try {
             // Its own buffers have a view made once; an SRQ buffer gets a view for this message.
-            value = decoder.apply(lent.lend(shared == null ? null : buffer, index, arrivals.length(at),
+            value = decoder.apply(lent.lend(source.lendable(buffer), index, arrivals.length(at),
                     arrivals.withImmediate(at), arrivals.immediate(at)));
             if (value == null) {
                 throw new NullPointerException("the receive decoder returned null");
@@ -433,6 +339,7 @@ final class ReceiveQueue {
 
     /** The connection starts closing: no receive is posted any more. */
     void close() {
+        assert OwnerThread.check(poller);
         closing = true;
     }
 
@@ -442,13 +349,11 @@ final class ReceiveQueue {
      * before the close, then {@code error} (or completion when null).
      */
     void finish(Throwable error) {
+        assert OwnerThread.check(poller);
         closing = true;
         finished = true;
         terminalError = error;
-        metrics.receiveMemory(-(long) ring.releaseFree() * bufferSize);
-        if (shared != null) {
-            shared.leave();
-        }
+        source.finish();
         if (sink == null) {
             dropUndelivered();
         }
@@ -462,9 +367,5 @@ final class ReceiveQueue {
             arrivals.takeBuffer(at);
             giveBack(arrivals.index(at), arrivals.generation(at));
         }
-    }
-
-    int undeliveredCount() {
-        return arrivals.count();
     }
 }

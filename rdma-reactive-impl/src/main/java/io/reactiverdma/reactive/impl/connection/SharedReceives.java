@@ -2,7 +2,6 @@ package io.reactiverdma.reactive.impl.connection;
 
 import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.OperationType;
-import io.reactiverdma.reactive.PeerProtocolException;
 import io.reactiverdma.reactive.RdmaCompletionException;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaOption;
@@ -16,14 +15,14 @@ import io.reactiverdma.reactive.impl.device.EngineBuffer;
 import io.reactiverdma.reactive.impl.device.SharedReceiveQueueOwner;
 import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
 import io.reactiverdma.reactive.impl.support.EngineLog;
-import io.reactiverdma.reactive.impl.support.EngineTimer;
 import io.reactiverdma.reactive.impl.verbs.QueuePair;
 import io.reactiverdma.reactive.impl.verbs.SharedReceiveQueue;
 import io.reactiverdma.verbs.AsyncEventType;
 import io.reactiverdma.verbs.WcStatus;
 
 import java.time.Duration;
-import java.util.concurrent.ScheduledFuture;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -33,9 +32,10 @@ import java.util.function.Consumer;
  * receive completions, which name the SRQ's {@code wr_id} and the consuming QP's number, to the connection
  * owning that QP.
  *
- * <p>Released buffers are posted again in chains (once an eighth of the depth, at most 256, is free), at
- * once when a connection waits for credits, and when the SRQ runs low ({@code SRQ_LIMIT_REACHED}, armed at a
- * quarter of its depth). Created on the rdma_cm thread; everything else runs on the poller thread.
+ * <p>Released buffers are posted again by its {@link SharedReceiveRefill}, also when the SRQ runs low
+ * ({@code SRQ_LIMIT_REACHED}, armed at a quarter of its depth); each connection's share is a
+ * {@link SharedReceiveMember}. Created on the rdma_cm thread; everything else runs on the poller thread
+ * (asserted: {@link OwnerThread}).
  */
 public final class SharedReceives implements CompletionTarget, SharedReceiveQueueOwner {
     /**
@@ -57,206 +57,12 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
     private final EngineBuffer[] buffers;
     private final ReceiveRing ring;
     private final CreditAllotment allotment;
-    private final QueuePairTable<Member> members = new QueuePairTable<>();
-    private final int repostBatch;
+    private final QueuePairTable<SharedReceiveMember> members = new QueuePairTable<>();
     private final int limit;
-    /** Members waiting until a posted receive can be kept for their peer's hello, in order. */
-    private final java.util.ArrayDeque<Member> helloWaiters = new java.util.ArrayDeque<>();
-    private boolean refilling;
+    private final SharedReceiveRefill refill;
     private boolean closed;
     /** SRQ_ERR was reported: nothing is posted any more, and no connection may join (volatile: rdma_cm reads it). */
     private volatile boolean broken;
-
-    /** One connection's membership: its share of the SRQ and its receive queue. Poller thread. */
-    final class Member extends CreditAllotment.Share {
-        final int qpNum;
-        private final QueuePair qp;
-        final ReceiveQueue receive;
-        private final Consumer<Throwable> fail;
-        /** How long a kept receive waits for the peer's hello before the connection is closed. */
-        private final Duration helloDeadline;
-        private boolean helloExpected;
-        /** Runs when a posted receive is kept for the peer's hello (while it waits for one). */
-        private Runnable helloKept;
-        private boolean helloBacked;
-        private ScheduledFuture<?> helloTimer;
-        /** Its peer sent without a credit: its QP was moved to ERR and its connection is closing. */
-        private boolean offended;
-        /** QP_LAST_WQE_REACHED came: its QP consumes no more receives of the SRQ. */
-        private boolean lastWqeReached;
-        /** The destruction of its QP, waiting for {@link #lastWqeReached}. */
-        private Runnable pendingDestroy;
-        private ScheduledFuture<?> destroyTimer;
-
-        Member(QueuePair qp, ReceiveQueue receive, Consumer<Throwable> fail, Duration helloDeadline) {
-            this.qpNum = qp.qpNum();
-            this.qp = qp;
-            this.receive = receive;
-            this.fail = fail;
-            this.helloDeadline = helloDeadline;
-        }
-
-        /**
-         * Allots credits for the demand {@code flow} does not cover yet; waits its turn for the rest. Returns
-         * the credits allotted now.
-         */
-        int post(FlowControl flow, int undelivered) {
-            int n = flow.receivesToPost(allotment.available(this), undelivered);
-            if (n > 0) {
-                allotment.grant(this, n);
-                flow.receivesPosted(n);
-            }
-            if (!left && flow.receivesToPost(Integer.MAX_VALUE, undelivered) > 0) {
-                allotment.await(this);
-                refill(); // free buffers not posted yet are credits to give now
-            }
-            return n;
-        }
-
-        /**
-         * Its peer will send a hello: a posted receive is kept for it, and {@code kept} runs once one is
-         * (at once, or when a refill posts one). Poller thread.
-         */
-        void expectHello(Runnable kept) {
-            if (helloExpected) {
-                return;
-            }
-            helloExpected = true;
-            allotment.reserveHello();
-            if (helloWaiters.isEmpty() && allotment.backHello()) {
-                backed(kept);
-            } else {
-                helloKept = kept;
-                helloWaiters.add(this);
-            }
-        }
-
-        /** A posted receive is kept for the peer's hello: the peer is accepted now ({@code kept}). */
-        private void backed(Runnable kept) {
-            helloBacked = true;
-            kept.run();
-        }
-
-        /**
-         * The connection is ESTABLISHED: its peer must say its hello within the deadline, or its connection
-         * closes and the receive kept for it serves the next one. Without this, peers that never say it would
-         * keep their receives for as long as they stay connected. (From ESTABLISHED, not from the accept: under
-         * load the accept may wait its turn on the rdma_cm thread.) Poller thread.
-         */
-        void established() {
-            if (helloExpected && helloTimer == null) {
-                helloTimer = EngineTimer.schedule(() -> cq.poller.execute(this::helloTimedOut), helloDeadline);
-            }
-        }
-
-        private void helloTimedOut() {
-            if (helloExpected && helloBacked && !left) {
-                PeerProtocolException e = new PeerProtocolException(receive.description() + ": the peer sent no hello "
-                        + "within " + helloDeadline + " (ACCEPT_TIMEOUT) of ESTABLISHED; closed so that the receive kept "
-                        + "for it on the " + description + " serves another", PeerProtocolException.Violation.HELLO_TIMEOUT);
-                EngineLog.warn(e.getMessage());
-                fail.accept(e);
-            }
-        }
-
-        /** The hello arrived, or (the connection left first) will not be counted. */
-        void helloDone(boolean arrived) {
-            if (helloExpected) {
-                helloExpected = false;
-                helloKept = null;
-                helloWaiters.remove(this);
-                allotment.helloDone(helloBacked, arrived);
-                helloBacked = false;
-                if (helloTimer != null) {
-                    helloTimer.cancel(false);
-                    helloTimer = null;
-                }
-            }
-        }
-
-        /**
-         * Its peer sent a message without a credit, which took a receive that may have been promised to
-         * another connection: the QP goes to ERR now, on this thread (not later through the rdma_cm thread),
-         * so that it takes no more of them, and the connection closes. Poller thread.
-         */
-        private void sentWithoutCredit() {
-            if (offended) {
-                return;
-            }
-            offended = true;
-            if (!receive.isClosing()) { // before the close, the QP surely exists: its destruction follows it
-                try {
-                    qp.toError();
-                } catch (RuntimeException e) {
-                    EngineLog.debug(receive.description() + ": moving the QP to ERR failed: " + e);
-                }
-            }
-            PeerProtocolException e = new PeerProtocolException(receive.description() + ": the peer sent a message "
-                    + "without a credit (it overran its share of the " + description + "); not delivered",
-                    PeerProtocolException.Violation.SENT_WITHOUT_CREDIT);
-            EngineLog.warn(e.getMessage());
-            fail.accept(e);
-        }
-
-        /**
-         * Runs {@code destroy} once the QP (in ERR) may be destroyed: after QP_LAST_WQE_REACHED (or
-         * {@link #LAST_WQE_WAIT} without it) and a poll that empties the CQ, so every receive it consumed
-         * is handled first (the IB spec's order for a QP on an SRQ; mlx providers drop a destroyed QP's
-         * unpolled completions, and their SRQ receives would be lost). Poller thread.
-         */
-        void beforeDestroy(Runnable destroy) {
-            pendingDestroy = destroy;
-            if (lastWqeReached) {
-                quiesced(true);
-            } else {
-                destroyTimer = EngineTimer.schedule(() -> cq.poller.execute(() -> quiesced(false)), LAST_WQE_WAIT);
-            }
-        }
-
-        void lastWorkRequestReached() {
-            lastWqeReached = true;
-            if (pendingDestroy != null) {
-                quiesced(true);
-            }
-        }
-
-        private void quiesced(boolean reached) {
-            Runnable destroy = pendingDestroy;
-            if (destroy == null) {
-                return;
-            }
-            pendingDestroy = null;
-            if (destroyTimer != null) {
-                destroyTimer.cancel(false);
-                destroyTimer = null;
-            }
-            if (!reached) {
-                EngineLog.debug(receive.description() + ": no QP_LAST_WQE_REACHED within " + LAST_WQE_WAIT
-                        + "; destroying its QP after draining the CQ");
-            }
-            cq.poller.pollUntilEmpty();
-            destroy.run();
-        }
-
-        /** A message of this connection's was released: its buffer goes back to the SRQ. */
-        void released(int index, int generation) {
-            SharedReceives.this.released(this, index, generation);
-        }
-
-        /** The connection is gone (its QP destroyed): its credits go back after the completions already queued. */
-        void leave() {
-            cq.poller.execute(() -> {
-                helloDone(false);
-                allotment.leave(this);
-                members.remove(qpNum, this);
-                refill();
-            });
-        }
-
-        SharedReceives owner() {
-            return SharedReceives.this;
-        }
-    }
 
     private SharedReceives(DeviceResources device, RdmaTransportConfig config, EngineMetrics metrics) {
         this.device = device;
@@ -271,7 +77,6 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
                     "SHARED_RECEIVE_QUEUE_DEPTH " + depth + " exceeds the device's max_srq_wr (" + maxSrqWr + ") on "
                             + device.context().name());
         }
-        this.repostBatch = Math.max(1, Math.min(CHAIN, depth / 8));
         this.limit = Math.max(1, depth / 4);
         this.allotment = new CreditAllotment(depth, config.option(RdmaOption.RECEIVE_QUEUE_DEPTH));
         this.buffers = new EngineBuffer[depth];
@@ -303,6 +108,8 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
         }
         this.srq = q;
         this.ring = new ReceiveRing(description, buffers, bufferSize, CHAIN, cq.pending, this, q::postReceive);
+        this.refill = new SharedReceiveRefill(description, cq.poller, ring, allotment, metrics,
+                Math.max(1, Math.min(CHAIN, depth / 8)));
         metrics.receiveMemory((long) depth * bufferSize);
         device.register(srq, this);
     }
@@ -330,24 +137,41 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
     }
 
     /**
-     * Makes {@code receive} (of {@code qp}) receive from this SRQ; {@code fail} closes its connection, and
-     * {@code helloDeadline} bounds the wait for its peer's hello once a receive is kept for it. rdma_cm thread.
+     * Makes {@code m}'s connection (named {@code connection}) receive from this SRQ: a reused QP number whose
+     * previous connection has not left yet is refused (its {@code fail} runs). rdma_cm thread.
      */
-    Member join(QueuePair qp, ReceiveQueue receive, Consumer<Throwable> fail, Duration helloDeadline) {
-        Member m = new Member(qp, receive, fail, helloDeadline);
+    void join(SharedReceiveMember m, String connection) {
         cq.poller.run(() -> {
-            Member old = members.get(m.qpNum);
+            SharedReceiveMember old = members.get(m.qpNum);
             if (old != null) {
                 // A reused QP number while the connection that had it has not left yet: completions of its
                 // destroyed QP may still be in the CQ, and they would be this connection's messages. Refused.
                 m.left = true;
-                fail.accept(new RdmaException(receive.description() + ": QP number " + m.qpNum + " is still used "
+                m.fail.accept(new RdmaException(connection + ": QP number " + m.qpNum + " is still used "
                         + "on the " + description + " by a connection that has not left yet"));
                 return;
             }
             members.put(m.qpNum, m);
         });
-        return m;
+    }
+
+    /** See {@link SharedReceiveRefill#keepReceiveForHello}. Poller thread. */
+    boolean keepReceiveForHello(SharedReceiveMember m) {
+        return refill.keepReceiveForHello(m);
+    }
+
+    void noLongerWaitingForHello(SharedReceiveMember m) {
+        refill.noLongerWaitingForHello(m);
+    }
+
+    /** {@code m}'s connection is gone (its QP destroyed): its credits go back after the completions already queued. */
+    void leave(SharedReceiveMember m) {
+        cq.poller.execute(() -> {
+            m.helloDone(false);
+            allotment.leave(m);
+            members.remove(m.qpNum, m);
+            refill();
+        });
     }
 
     // ------------------------------------------------------------------------------------- completions
@@ -360,6 +184,7 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
     @Override
     public void onCompletion(PendingOperation p, int qpNum, int status, int opcode, int vendorErr, int byteLen,
             int imm, int wcFlags) {
+        assert OwnerThread.check(cq.poller);
         int index = p.receiveIndex;
         long latencyNs = System.nanoTime() - p.postedNs;
         cq.pending.free(p);
@@ -367,23 +192,23 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
         boolean flushed = status == WcStatus.WR_FLUSH_ERR.value();
         metrics.outstanding(-1);
         metrics.completed(OperationType.RECEIVE, success, flushed, latencyNs, success ? byteLen : 0);
-        Member m = members.get(qpNum);
+        SharedReceiveMember m = members.get(qpNum);
         if (m == null || flushed) {
             allotment.consumedByNobody(); // a QP already gone, or the SRQ flushed: the buffer is free
             ring.free(index);
             maybeRefill();
             return;
         }
-        if (success && m.receive.takePeerHello()) {
+        if (success && m.takePeerHello()) {
             // The peer's hello (CreditWordHandshake): sent before any credit, it took the receive kept for it
-            // (Member.expectHello); the buffer is free again at once.
+            // (SharedReceiveMember.expectPeerHello); the buffer is free again at once.
             m.helloDone(true);
             ring.free(index);
             maybeRefill();
             return;
         }
         boolean credited = allotment.consumed(m);
-        if (!credited && success && m.receive.creditsAgreed()) {
+        if (!credited && success && m.receive().creditsAgreed()) {
             // Not delivered: it took a receive promised to another connection, whose buffer goes back now.
             released(m, index, ring.generation(index));
             m.sentWithoutCredit();
@@ -393,14 +218,14 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
             released(m, index, ring.generation(index));
             metrics.completionError(WcStatus.of(status).name());
             m.fail.accept(new RdmaCompletionException(OperationType.RECEIVE, status, WcStatus.of(status).name(),
-                    vendorErr, m.receive.description()));
+                    vendorErr, m.receive().description()));
             return;
         }
-        if (m.receive.isFinished()) {
+        if (m.receive().isFinished()) {
             released(m, index, ring.generation(index)); // nobody can take it any more
             return;
         }
-        m.receive.sharedArrived(buffers[index], index, ring.generation(index), opcode, byteLen, imm, wcFlags);
+        m.receive().arrived(buffers[index], index, ring.generation(index), opcode, byteLen, imm, wcFlags);
     }
 
     @Override
@@ -410,7 +235,9 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
     }
 
     // ------------------------------------------------------------------------------------------ buffers
-    private void released(Member m, int index, int generation) {
+    /** A message of {@code m}'s was released: its buffer goes back to the SRQ. Poller thread. */
+    void released(SharedReceiveMember m, int index, int generation) {
+        assert OwnerThread.check(cq.poller);
         allotment.released(m);
         if (closed) {
             ring.retire(index, generation);
@@ -422,59 +249,16 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
     }
 
     private void maybeRefill() {
-        if (ring.freeCount() >= repostBatch || allotment.hasWaiters() || !helloWaiters.isEmpty()) {
-            refill();
+        if (!closed) {
+            refill.maybeRefill();
         }
     }
 
-    /** Posts the free buffers, then gives the waiting connections their credits in turn. */
-    private void refill() {
-        if (refilling || closed) {
-            return;
-        }
-        refilling = true;
-        try {
-            repostFree();
-            serveHelloWaiters();
-            serveWaiters();
-        } finally {
-            refilling = false;
-        }
-    }
-
-    private void repostFree() {
-        int accepted = ring.post(ring.freeCount());
-        allotment.reposted(accepted);
-        metrics.outstanding(accepted);
-        RuntimeException failure = ring.refusal();
-        if (failure != null) {
-            EngineLog.error(description + ": ibv_post_srq_recv failed", failure);
-        }
-    }
-
-    /** Keeps posted receives for the hellos that wait for one, in order, as far as the refill allows. */
-    private void serveHelloWaiters() {
-        while (!helloWaiters.isEmpty() && allotment.backHello()) {
-            Member m = helloWaiters.poll();
-            Runnable kept = m.helloKept;
-            m.helloKept = null;
-            m.backed(kept != null ? kept : () -> { });
-        }
-    }
-
-    /** Each connection waiting when this starts gets one turn at most (a waiter at its share waits again). */
-    private void serveWaiters() {
-        int turns = allotment.waiting();
-        while (turns-- > 0 && allotment.unallotted() > 0) {
-            CreditAllotment.Share s = allotment.nextWaiter();
-            if (s == null) {
-                break;
-            }
-            try {
-                ((Member) s).receive.creditsAvailable();
-            } finally {
-                allotment.endTurn();
-            }
+    /** Posts the free buffers, then gives the waiting connections their credits in turn. Poller thread. */
+    void refill() {
+        assert OwnerThread.check(cq.poller);
+        if (!closed) {
+            refill.refill();
         }
     }
 
@@ -511,8 +295,8 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
         });
     }
 
-    private void forEachMember(Consumer<Member> action) {
-        java.util.List<Member> all = new java.util.ArrayList<>(members.size());
+    private void forEachMember(Consumer<SharedReceiveMember> action) {
+        List<SharedReceiveMember> all = new ArrayList<>(members.size());
         members.forEach(all::add);
         all.forEach(action);
     }

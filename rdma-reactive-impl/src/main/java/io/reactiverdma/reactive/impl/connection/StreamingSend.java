@@ -195,6 +195,7 @@ final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuff
     /** The hand-over task: new messages, the end of upstream, or a cancel. */
     @Override
     public void run() {
+        assert OwnerThread.check(poller);
         SCHEDULED.setRelease(this, 0);
         if (terminated) {
             releaseStagingIfIdle();
@@ -217,6 +218,7 @@ final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuff
 
     /** Asks upstream for as many messages as slots are free (called once per flush). */
     void requestMore() {
+        assert OwnerThread.check(poller);
         if (terminated || upstreamDone || upstream == null) {
             return;
         }
@@ -230,11 +232,13 @@ final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuff
     }
 
     boolean hasStaged() {
+        assert OwnerThread.check(poller);
         return !terminated && (long) PRODUCED.getAcquire(this) > postedCount;
     }
 
     /** Adds the next staged message to {@code chain} as a SEND; returns whether it is inline. */
     boolean writeNext(SendWorkRequests chain, long wrId, int inlineLimit) {
+        assert OwnerThread.check(poller);
         int slot = (int) (postedCount % window);
         int n = lengths[slot];
         boolean inline = n > 0 && n <= inlineLimit;
@@ -248,11 +252,13 @@ final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuff
 
     /** The length of the oldest message posted and not completed yet (for the byte counters). */
     int completedLength() {
+        assert OwnerThread.check(poller);
         return lengths[(int) (completedCount % window)];
     }
 
     /** The oldest posted message finished: sent ({@code error} null) or failed (flushed, error completion). */
     void sent(boolean success, Throwable error) {
+        assert OwnerThread.check(poller);
         completedCount++;
         if (!success) {
             terminate(error, true);
@@ -265,12 +271,14 @@ final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuff
 
     /** A message of a refused chain: never posted. */
     void refused(Throwable error) {
+        assert OwnerThread.check(poller);
         postedCount--;
         terminate(error, true);
     }
 
     /** The connection closes: the stream fails, and messages not posted yet are not sent. */
     void fail(Throwable error) {
+        assert OwnerThread.check(poller);
         terminate(error, true);
     }
 

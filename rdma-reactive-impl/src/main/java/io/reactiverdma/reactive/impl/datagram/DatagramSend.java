@@ -51,11 +51,10 @@ final class DatagramSend {
         sink.success();
     }
 
-    /** The device completed it with {@code status} (not a flush after the close: see {@link #failed}). */
-    void completedWith(int status, int vendorErr, EngineMetrics metrics) {
+    /** What it failed with when the device completed it with {@code status} (not a flush after the close). */
+    RdmaCompletionException completionError(int status, int vendorErr) {
         WcStatus s = WcStatus.of(status);
-        failed(new RdmaCompletionException(type(), status, s == null ? "UNKNOWN" : s.name(), vendorErr,
-                "a datagram send"), metrics);
+        return new RdmaCompletionException(type(), status, s == null ? "UNKNOWN" : s.name(), vendorErr, "a datagram send");
     }
 
     /** It was posted and failed (counted as a failed send). */

@@ -6,6 +6,7 @@ import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.impl.completion.CompletionTarget;
 import io.reactiverdma.reactive.impl.completion.PendingOperation;
 import io.reactiverdma.reactive.impl.completion.PendingOperations;
+import io.reactiverdma.reactive.impl.connection.PostedRequests;
 import io.reactiverdma.reactive.impl.device.BufferPool;
 import io.reactiverdma.reactive.impl.device.EngineBuffer;
 import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
@@ -28,9 +29,10 @@ import java.util.function.Supplier;
  * every chain, asks for a completion. A copied send is staged in one of {@code SEND_QUEUE_DEPTH} registered
  * slots; a registered buffer is posted as it is.
  *
- * <p>Every posted request is kept in post order. A UD send queue completes in order, and a request that fails
- * or is flushed gives its own completion whether signalled or not, so a completion for request X means: every
- * request posted before X was sent, and X has the completion's status. The last request of every chain is
+ * <p>Every posted request is kept in post order, in the connection path's {@link PostedRequests}. A UD send
+ * queue completes in order, and a request that fails or is flushed gives its own completion whether signalled
+ * or not, so a completion for request X means: every request posted before X was sent, and X has the
+ * completion's status. The last request of every chain is
  * signalled, so no unsignalled request is left without a later completion to end it. A refused chain fails the
  * refused requests and closes the endpoint, whose flush ends the ones posted before them.
  */
@@ -52,10 +54,8 @@ final class DatagramSender {
     private final ArrayDeque<DatagramSend> waiting = new ArrayDeque<>();
     private final SendWorkRequests chain;
     private final PendingOperation[] chainEntries;
-    /** Posted and not finished, in post order (a ring of {@code depth}). */
-    private final PendingOperation[] posted;
-    private int head;
-    private int count;
+    /** Posted and not finished, in post order. */
+    private final PostedRequests posted;
     private int sinceSignal;
     private boolean closed;
 
@@ -80,12 +80,12 @@ final class DatagramSender {
         }
         this.chain = new SendWorkRequests(depth, 1);
         this.chainEntries = new PendingOperation[depth];
-        this.posted = new PendingOperation[depth];
+        this.posted = new PostedRequests(description, depth, this::finishPosted);
     }
 
     /** Sends posted and not finished yet. */
     int outstanding() {
-        return count;
+        return posted.count();
     }
 
     /** Queues {@code send} for the next flush (it holds its destination, and is refused if that is retired). */
@@ -102,14 +102,14 @@ final class DatagramSender {
 
     /** Posts the waiting sends the send queue has room for, as one chain; returns the requests posted. */
     int flush() {
-        if (closed || waiting.isEmpty() || count == depth) {
+        if (closed || waiting.isEmpty() || posted.count() == depth) {
             return 0;
         }
         chain.clear();
         long now = System.nanoTime();
         int n = 0;
         DatagramSend send;
-        while (count + n < depth && (send = waiting.poll()) != null) {
+        while (posted.count() + n < depth && (send = waiting.poll()) != null) {
             if (!stage(send)) {
                 continue;
             }
@@ -171,8 +171,7 @@ final class DatagramSender {
             PendingOperation p = chainEntries[k];
             chainEntries[k] = null;
             if (k < accepted) {
-                posted[(head + count) % depth] = p;
-                count++;
+                posted.add(p);
             } else {
                 finish(p, false, new RdmaException(description + ": ibv_post_send refused a datagram: "
                         + refusal.getMessage(), refusal), false);
@@ -189,29 +188,25 @@ final class DatagramSender {
 
     /** A completion for {@code p}: the requests posted before it were sent, then {@code p} has {@code status}. */
     void completed(PendingOperation p, int status, int vendorErr) {
-        while (count > 0) {
-            PendingOperation e = posted[head];
-            posted[head] = null;
-            head = (head + 1) % depth;
-            count--;
-            if (e == p) {
-                boolean success = status == WcStatus.SUCCESS.value();
-                boolean flushed = status == WcStatus.WR_FLUSH_ERR.value();
-                if (success || (closed && flushed)) {
-                    finish(e, success, success ? null : closedError.get(), true);
-                } else {
-                    DatagramSend send = (DatagramSend) e.operation;
-                    freeEntry(e, send);
-                    send.completedWith(status, vendorErr, metrics);
-                }
-                if (!waiting.isEmpty()) {
-                    flushRequest.run();
-                }
-                return;
-            }
-            finish(e, true, null, true);
+        boolean success = status == WcStatus.SUCCESS.value();
+        boolean flushed = status == WcStatus.WR_FLUSH_ERR.value();
+        // A flush after the close is the close's doing: "closed", as for connections; else the device's status.
+        Throwable failure = success ? null : closed && flushed ? closedError.get()
+                : ((DatagramSend) p.operation).completionError(status, vendorErr);
+        try {
+            posted.completed(p, success, flushed, failure);
+        } catch (IllegalStateException notPosted) {
+            EngineLog.error(notPosted.getMessage(), null);
+            return;
         }
-        EngineLog.error(description + ": a send completion for a work request that is not posted", null);
+        if (!waiting.isEmpty()) {
+            flushRequest.run();
+        }
+    }
+
+    /** How {@link #posted} finishes a request: sent, failed, or abandoned with the QP (failed as closed). */
+    private void finishPosted(PendingOperation e, boolean success, boolean flushed, Throwable failure, boolean abandoned) {
+        finish(e, success, abandoned ? closedError.get() : failure, true);
     }
 
     private void finish(PendingOperation e, boolean success, Throwable failure, boolean wasPosted) {
@@ -246,13 +241,7 @@ final class DatagramSender {
     /** The poller failed: no completion will come; what is posted fails as closed. */
     void abandonPosted() {
         close();
-        while (count > 0) {
-            PendingOperation e = posted[head];
-            posted[head] = null;
-            head = (head + 1) % depth;
-            count--;
-            finish(e, false, closedError.get(), true);
-        }
+        posted.abandonAll();
     }
 
     /** The QP is destroyed: the staging slots go. rdma_cm thread. */

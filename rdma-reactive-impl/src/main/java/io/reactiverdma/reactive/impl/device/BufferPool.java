@@ -5,9 +5,7 @@ import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaMemory;
 import io.reactiverdma.reactive.RegisteredBuffer;
 import io.reactiverdma.reactive.RemoteAccess;
-import io.reactiverdma.reactive.impl.device.EngineBuffer.Root;
 import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
-import io.reactiverdma.reactive.impl.support.EngineLog;
 import io.reactiverdma.reactive.impl.verbs.Registration;
 
 import java.nio.ByteBuffer;
@@ -15,11 +13,8 @@ import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.time.Duration;
-import java.util.Collections;
 import java.util.EnumSet;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.LongSupplier;
@@ -31,7 +26,8 @@ import java.util.function.LongSupplier;
  * {@link PoolRelease#idleTime()}, except the last {@link PoolRelease#keepIdleBytes()} of them, so the pinned
  * memory follows the load (docs/memory-and-buffers.md). Allocation fills partly used slabs first and takes the
  * idle slab that went idle last, so the oldest idle ones age out. User registrations are separate memory
- * regions with exactly the remote access asked for.
+ * regions with exactly the remote access asked for ({@link UserRegions}); what is registered is counted in
+ * {@link PoolMetrics}.
  * <p>
  * Threading as before: any thread allocates, pollers recycle, all under this monitor; registration and
  * deregistration (slow: they pin and unpin every page) happen outside it. The release runs on the timer given
@@ -57,8 +53,6 @@ public final class BufferPool implements RdmaMemory {
     }
 
     static final int MIN_CHUNK = 64;
-    /** Distinct metrics recorders the pool reports to: bounded, as a supplier may make one per connection. */
-    static final int MAX_RECORDERS = 8;
     /** Slabs one timer run deregisters at most (then it comes back at once): the timer has other work. */
     static final int MAX_RELEASED_PER_RUN = 16;
 
@@ -68,7 +62,6 @@ public final class BufferPool implements RdmaMemory {
     private final PoolRelease release;
     private final LongSupplier clock;
     private final Timer timer;
-    private final Pages pages;
     /** Memory of released slabs, pages discarded: the next slabs reuse it (no GC needed to free it). */
     private final ArrayDeque<ByteBuffer> discarded = new ArrayDeque<>();
     /** Per size class (index: log2(chunk size)): slabs with some chunks held and some free. Guarded by this. */
@@ -77,18 +70,16 @@ public final class BufferPool implements RdmaMemory {
     private final Slab.List[] idle = new Slab.List[32];
     /** Every registered slab (what close deregisters). */
     private final List<Slab> slabs = new ArrayList<>();
-    private final Set<UserRegistration> userRegistrations = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-    private final Map<Object, EngineMetrics> recorders = new IdentityHashMap<>();
+    private final PoolMetrics metrics = new PoolMetrics();
+    private final UserRegions userRegions;
+    private final IdleSlabRelease idleRelease;
     /**
      * Held (before this monitor) by a release run from choosing its slabs to deregistering them, and by close:
      * so close never returns, and the protection domain is never freed, while a release still deregisters.
      */
     private final Object deregistering = new Object();
-    private EngineMetrics[] reportTo = new EngineMetrics[0];
     private long pooledInUse;
     private long idleBytes;
-    private long registeredBytes;
-    private long slabsReleased;
     private boolean releaseScheduled;
     private boolean closed;
 
@@ -109,11 +100,12 @@ public final class BufferPool implements RdmaMemory {
         this.release = Objects.requireNonNull(release, "release");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.timer = Objects.requireNonNull(timer, "timer");
-        this.pages = Objects.requireNonNull(pages, "pages");
         for (int i = 0; i < 32; i++) {
             partial[i] = new Slab.List();
             idle[i] = new Slab.List();
         }
+        this.userRegions = new UserRegions(this, registrar, metrics);
+        this.idleRelease = new IdleSlabRelease(this, Objects.requireNonNull(pages, "pages"), timer, metrics);
     }
 
     @Override
@@ -192,7 +184,7 @@ public final class BufferPool implements RdmaMemory {
             }
             Slab s = new Slab(memory, r, chunkSize);
             slabs.add(s);
-            registered(slabSize);
+            metrics.registered(slabSize);
             int sizeClass = Integer.numberOfTrailingZeros(chunkSize);
             partial[sizeClass].addLast(s);
             return handOut(s, sizeClass, length);
@@ -234,152 +226,63 @@ public final class BufferPool implements RdmaMemory {
      */
     void releaseIdle() {
         synchronized (deregistering) {
-            releaseIdleSlabs();
-        }
-    }
-
-    private void releaseIdleSlabs() {
-        List<Slab> toFree = new ArrayList<>();
-        long again = -1;
-        synchronized (this) {
-            releaseScheduled = false;
-            if (closed) {
-                return;
-            }
-            long now = clock.getAsLong();
-            long idleNanos = release.idleTime().toNanos();
-            while (idleBytes > release.keepIdleBytes()) {
-                Slab oldest = null;
-                for (Slab.List l : idle) {
-                    if (l.head != null && (oldest == null || l.head.idleSince - oldest.idleSince < 0)) {
-                        oldest = l.head;
-                    }
-                }
-                long idleFor = now - oldest.idleSince;
-                if (toFree.size() == MAX_RELEASED_PER_RUN) {
-                    again = 0;
-                    releaseScheduled = true;
-                    break;
-                }
-                if (idleFor < idleNanos) {
-                    again = idleNanos - idleFor;
-                    releaseScheduled = true;
-                    break;
-                }
-                oldest.list.remove(oldest);
-                idleBytes -= oldest.bytes();
-                slabs.remove(oldest);
-                toFree.add(oldest);
-            }
-        }
-        int freed = 0;
-        for (Slab s : toFree) {
-            try {
-                s.registration.deregister();
-            } catch (RuntimeException e) {
-                // Still pinned (and the device may still map it): keep it, and its buffer reachable, for close.
-                EngineLog.error(description + ": deregistering an idle " + s.bytes() + "-byte slab failed", e);
-                synchronized (this) {
-                    slabs.add(s);
-                }
-                continue;
-            }
-            freed++;
-            // Unpinned now: give its pages back (the GC would free the buffer late or never) and keep the
-            // memory for the next slab.
-            try {
-                pages.discard(s.memory);
-            } catch (RuntimeException e) {
-                EngineLog.error(description + ": giving a released slab's pages back failed", e);
-            }
-            synchronized (this) {
-                discarded.push(s.memory);
-            }
-        }
-        if (freed > 0) {
-            synchronized (this) {
-                registered(-(long) freed * slabSize);
-                slabsReleased += freed;
-                for (EngineMetrics m : reportTo) {
-                    m.slabsReleased(freed);
-                }
-            }
-        }
-        if (again >= 0) {
-            timer.schedule(this::releaseIdle, again);
-        }
-    }
-
-    /** Registered bytes changed by {@code delta}: counted and reported. Under this monitor. */
-    private void registered(long delta) {
-        registeredBytes += delta;
-        for (EngineMetrics m : reportTo) {
-            m.registeredMemory(delta);
+            idleRelease.run();
         }
     }
 
     /**
+     * Takes the slabs to release now out of the pool into {@code toFree}; returns in how many nanoseconds the
+     * release should run again, or -1 when nothing is left to wait for (or the pool is closed).
+     */
+    synchronized long takeExpiredSlabs(List<Slab> toFree) {
+        releaseScheduled = false;
+        if (closed) {
+            return -1;
+        }
+        long now = clock.getAsLong();
+        long idleNanos = release.idleTime().toNanos();
+        while (idleBytes > release.keepIdleBytes()) {
+            Slab oldest = null;
+            for (Slab.List l : idle) {
+                if (l.head != null && (oldest == null || l.head.idleSince - oldest.idleSince < 0)) {
+                    oldest = l.head;
+                }
+            }
+            long idleFor = now - oldest.idleSince;
+            if (toFree.size() == MAX_RELEASED_PER_RUN || idleFor < idleNanos) {
+                releaseScheduled = true;
+                return toFree.size() == MAX_RELEASED_PER_RUN ? 0 : idleNanos - idleFor;
+            }
+            oldest.list.remove(oldest);
+            idleBytes -= oldest.bytes();
+            slabs.remove(oldest);
+            toFree.add(oldest);
+        }
+        return -1;
+    }
+
+    /** A slab whose deregistration failed stays (pinned) until close. */
+    synchronized void keepSlab(Slab s) {
+        slabs.add(s);
+    }
+
+    /** A released slab's memory (pages given back) for the next slab. */
+    synchronized void reuseMemory(ByteBuffer memory) {
+        discarded.push(memory);
+    }
+
+    /**
      * Reports the registered bytes and released slabs to {@code metrics}' recorder from now on (once per
-     * distinct recorder, at most {@value #MAX_RECORDERS}): the pool is the device's, shared by connections
-     * that may report to different recorders.
+     * distinct recorder, at most {@value PoolMetrics#MAX_RECORDERS}): the pool is the device's, shared by
+     * connections that may report to different recorders.
      */
     public void attachMetrics(EngineMetrics metrics) {
-        Object id = metrics.recorderIdentity();
-        if (id == null) {
-            return;
-        }
-        synchronized (this) {
-            if (recorders.containsKey(id) || recorders.size() >= MAX_RECORDERS) {
-                return;
-            }
-            recorders.put(id, metrics);
-            reportTo = recorders.values().toArray(new EngineMetrics[0]);
-            metrics.registeredMemory(registeredBytes);
-        }
+        this.metrics.attach(metrics);
     }
 
     @Override
     public RegisteredBuffer register(ByteBuffer directBuffer, RemoteAccess... remoteAccess) {
-        Objects.requireNonNull(directBuffer, "directBuffer");
-        Objects.requireNonNull(remoteAccess, "remoteAccess");
-        if (!directBuffer.isDirect()) {
-            throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
-                    "only a direct ByteBuffer can be registered (heap memory moves): use ByteBuffer.allocateDirect");
-        }
-        if (directBuffer.isReadOnly()) {
-            throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
-                    "a read-only buffer cannot be registered");
-        }
-        if (!directBuffer.hasRemaining()) {
-            throw new InvalidRequestException(InvalidRequestException.Reason.ILLEGAL_ARGUMENT,
-                    "the buffer has no bytes between its position and limit");
-        }
-        EnumSet<RemoteAccess> access = EnumSet.noneOf(RemoteAccess.class);
-        for (RemoteAccess a : remoteAccess) {
-            access.add(Objects.requireNonNull(a, "remoteAccess element"));
-        }
-        ByteBuffer view = directBuffer.slice().order(ByteOrder.nativeOrder());
-        synchronized (this) {
-            ensureOpen();
-        }
-        // Outside the monitor: ibv_reg_mr of a large region takes long, and pollers recycle under it.
-        Registration r;
-        try {
-            r = registrar.register(view, access);
-        } catch (RuntimeException e) {
-            throw new RdmaException("cannot register " + view.capacity() + " bytes with " + access + " on "
-                    + description + ": " + e.getMessage(), e);
-        }
-        UserRegistration u = new UserRegistration(this, view, r, Collections.unmodifiableSet(access));
-        synchronized (this) {
-            if (closed) {
-                r.deregister(); // closed meanwhile: nothing may outlive the pool
-                ensureOpen();
-            }
-            userRegistrations.add(u);
-            registered(view.capacity());
-        }
-        return u;
+        return userRegions.register(directBuffer, remoteAccess);
     }
 
     @Override
@@ -392,21 +295,21 @@ public final class BufferPool implements RdmaMemory {
     }
 
     void deregistered(UserRegistration u) {
-        synchronized (this) {
-            if (!userRegistrations.remove(u)) {
-                return;
-            }
-        }
-        u.registration.deregister();
-        synchronized (this) {
-            registered(-u.length());
-        }
+        userRegions.deregistered(u);
+    }
+
+    String description() {
+        return description;
+    }
+
+    InvalidRequestException closedError() {
+        return new InvalidRequestException(InvalidRequestException.Reason.CONNECTION_CLOSED,
+                "the buffer pool of " + description + " is closed");
     }
 
     private void ensureOpen() {
         if (closed) {
-            throw new InvalidRequestException(InvalidRequestException.Reason.CONNECTION_CLOSED,
-                    "the buffer pool of " + description + " is closed");
+            throw closedError();
         }
     }
 
@@ -420,8 +323,8 @@ public final class BufferPool implements RdmaMemory {
     }
 
     /** Bytes registered now: pooled slabs and user registrations (pinned memory). */
-    public synchronized long registeredBytes() {
-        return registeredBytes;
+    public long registeredBytes() {
+        return metrics.registeredBytes();
     }
 
     /** Bytes of idle slabs (no chunk held) still registered. */
@@ -430,8 +333,8 @@ public final class BufferPool implements RdmaMemory {
     }
 
     /** Idle slabs deregistered so far. */
-    public synchronized long slabsReleased() {
-        return slabsReleased;
+    public long slabsReleased() {
+        return metrics.slabsReleased();
     }
 
     /** Deregisters every slab and user registration. Buffers still held become unusable. */
@@ -453,12 +356,11 @@ public final class BufferPool implements RdmaMemory {
                 toFree.add(s.registration);
                 sizes.add(s.bytes());
             }
-            for (UserRegistration u : userRegistrations) {
+            for (UserRegistration u : userRegions.close()) {
                 toFree.add(u.registration);
                 sizes.add(u.length());
             }
             slabs.clear();
-            userRegistrations.clear();
             for (int i = 0; i < 32; i++) {
                 partial[i] = new Slab.List();
                 idle[i] = new Slab.List();
@@ -479,9 +381,7 @@ public final class BufferPool implements RdmaMemory {
                 }
             }
         }
-        synchronized (this) {
-            registered(-freed);
-        }
+        metrics.registered(-freed);
         if (failure != null) {
             throw failure;
         }

@@ -46,7 +46,7 @@ class CreditAllotmentPropertyTest {
             }
         }
 
-        /** ReceiveQueue.post through SharedReceives.Member.post. */
+        /** ReceiveQueue.post through SharedReceiveMember.post. */
         void post(Conn c) {
             long uncovered = c.demand - c.share.granted();
             int n = (int) Math.max(0, Math.min(uncovered, a.available(c.share)));

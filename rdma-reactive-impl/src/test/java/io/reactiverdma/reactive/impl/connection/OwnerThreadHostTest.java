@@ -2,6 +2,7 @@ package io.reactiverdma.reactive.impl.connection;
 
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaTransportConfig;
 import io.reactiverdma.reactive.impl.RdmaEngine;
 import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
@@ -65,6 +66,53 @@ class OwnerThreadHostTest {
     void aConnectionFlushFromAnotherThreadFailsTheOwnerThreadAssertion() {
         AssertionError e = assertThrows(AssertionError.class, () -> core.flush());
         assertTrue(e.getMessage().contains(Thread.currentThread().getName()), e.getMessage());
+    }
+
+    @Test
+    void aReceiveQueueDeliveryFromAnotherThreadFailsTheOwnerThreadAssertion() {
+        assertOwnerThreadAssertion(() -> core.receive.deliver());
+    }
+
+    @Test
+    void aCreditWordHandshakeStepFromAnotherThreadFailsTheOwnerThreadAssertion() {
+        assertOwnerThreadAssertion(() -> core.handshake.established());
+    }
+
+    @Test
+    void aStreamingSendPollerMethodFromAnotherThreadFailsTheOwnerThreadAssertion() {
+        StreamingSend stream = new StreamingSend(core.send, core.poller, null, null, 1, 1, 1, null);
+        assertOwnerThreadAssertion(stream::hasStaged);
+    }
+
+    @Test
+    void sharedReceiveQueueMethodsFromAnotherThreadFailTheOwnerThreadAssertion() throws Exception {
+        CompletableFuture<EngineConnection> accepted = new CompletableFuture<>();
+        RdmaTransportConfig config = RdmaTransportConfig.defaults().withHost("127.0.0.1").withPort(0)
+                .withOption(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH, 16);
+        DisposableRdmaServer srqServer = engine.bind(config, c -> {
+            accepted.complete(((ConnectionHandle) c).core());
+            return c.onDispose();
+        }).block(WAIT);
+        assertNotNull(srqServer);
+        RdmaConnection srqClient = engine.connect(config.withPort(srqServer.port())).block(WAIT);
+        assertNotNull(srqClient);
+        try {
+            EngineConnection member = accepted.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            SharedReceiveMember share = (SharedReceiveMember) member.receive.source();
+            SharedReceives srq = share.owner();
+            assertOwnerThreadAssertion(srq::refill);
+            assertOwnerThreadAssertion(share::established);
+            assertOwnerThreadAssertion(() -> member.receive.deliver());
+        } finally {
+            srqClient.dispose();
+            srqClient.onDispose().block(WAIT);
+            srqServer.disposeNow(WAIT);
+        }
+    }
+
+    private void assertOwnerThreadAssertion(Runnable call) {
+        AssertionError e = assertThrows(AssertionError.class, call::run, "no owner-thread assertion");
+        assertTrue(e.getMessage().contains("owned by completion poller"), e.getMessage());
     }
 
     @Test
