@@ -35,9 +35,8 @@ import java.nio.channels.ClosedChannelException;
  * connection the same way.
  *
  * <p>Closing: {@link #receive()} errors with {@link ClosedChannelException} when the RDMA connection closes
- * (its cause, when there is one, is the engine's error), or, after that ERROR frame, with the
- * {@link ConnectionErrorException} that closed it from this side; {@link #onClose()} completes once the RDMA connection is gone, or errors then
- * with that {@link ConnectionErrorException}.
+ * (its cause, when there is one, is the engine's error); {@link #onClose()} completes once the RDMA
+ * connection is gone.
  */
 final class RdmaDuplexConnection extends BaseDuplexConnection {
     private final RdmaConnection rdma;
@@ -51,10 +50,7 @@ final class RdmaDuplexConnection extends BaseDuplexConnection {
     RdmaDuplexConnection(RdmaConnection rdma, ByteBufAllocator alloc) {
         this.rdma = rdma;
         this.alloc = alloc;
-        // Errors with the reason when this side closed it for a protocol fault: RSocket ends its streams with
-        // what onClose signals, and otherwise a plain ClosedChannelException would win that race.
-        this.closed = Mono.whenDelayError(super.onClose(), rdma.onDispose())
-                .then(Mono.defer(() -> failure == null ? Mono.empty() : Mono.error(failure)));
+        this.closed = Mono.whenDelayError(super.onClose(), rdma.onDispose());
         // The send ends when the sender completes (after sendErrorAndClose's ERROR frame), or fails when the
         // connection closes; either way the RDMA connection is closed after it (idempotent).
         rdma.send(new FrameWriter(sender, rdma.maxMessageSize(), this::frameTooLarge))
@@ -115,14 +111,14 @@ final class RdmaDuplexConnection extends BaseDuplexConnection {
         return ErrorFrameCodec.encode(alloc, 0, error);
     }
 
-    /** What follows the last message: the local ERROR (unless delivered already), then the closing error. */
+    /**
+     * What follows the last message: the local ERROR (unless delivered already), then ClosedChannelException.
+     * The ERROR comes before the RDMA connection's onDispose, so RSocket ends its streams with it.
+     */
     private Flux<ByteBuf> afterClose() {
         RSocketErrorException local = failure;
-        if (local == null) {
-            return Flux.error(closed(null));
-        }
-        Flux<ByteBuf> end = Flux.error(local);
-        return errorDelivered ? end : Mono.fromSupplier(() -> localError(local)).concatWith(end);
+        Flux<ByteBuf> end = Flux.error(closed(null));
+        return local == null || errorDelivered ? end : Mono.fromSupplier(() -> localError(local)).concatWith(end);
     }
 
     /**
