@@ -44,8 +44,9 @@ abstract class RdmaTransportSuite implements TransportTest {
         return fragmented() ? 4096 : 1024 * 1024;
     }
 
+    /** Connecting may take as long as any step of a test: on rxe under a loaded host 10 s was not enough. */
     private RdmaClientTransport client(String host, int port) {
-        return RdmaClientTransport.create(RdmaClient.create().host(host).port(port)
+        return RdmaClientTransport.create(RdmaClient.create().host(host).port(port).connectTimeout(getTimeout())
                 .option(RdmaOption.RECEIVE_BUFFER_SIZE, receiveBufferSize())
                 .option(RdmaOption.RECEIVE_QUEUE_DEPTH, 16));
     }
