@@ -76,6 +76,29 @@ class RdmaRSocketServerAutoConfigurationTest {
     }
 
     @Test
+    void aPortOutOfRangeFailsTheStartNamingThePortProperty() {
+        runner.withPropertyValues("reactive-rdma.rsocket.server.host=" + rdma.host(),
+                "reactive-rdma.rsocket.server.port=70000").run(ctx -> {
+            assertThat(ctx).hasFailed();
+            assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("reactive-rdma.rsocket.server.port")
+                    .hasMessageContaining("0..65535");
+        });
+    }
+
+    @Test
+    void withoutSpringsRSocketMessageHandlerTheStartFailsSayingWhatIsMissing() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(RdmaAutoConfiguration.class,
+                        RdmaRSocketServerAutoConfiguration.class))
+                .withPropertyValues(serverProperties()).run(ctx -> {
+                    assertThat(ctx).hasFailed();
+                    assertThat(ctx.getStartupFailure()).rootCause()
+                            .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                            .hasMessageContaining("RSocketMessageHandler");
+                });
+    }
+
+    @Test
     void messageMappingControllersAnswerRequestResponseStreamAndChannelOverRdma() {
         runner.withPropertyValues(serverProperties()).run(ctx -> {
             assertThat(ctx).hasNotFailed();

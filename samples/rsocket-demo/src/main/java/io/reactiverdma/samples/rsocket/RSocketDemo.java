@@ -35,6 +35,11 @@ public final class RSocketDemo {
     }
 
     public static void main(String[] args) {
+        if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
+            System.out.println("usage: scripts/demo rsocket [--transport=tcp]\n  the greeting service and its client "
+                    + "application on this machine's RDMA device's address, over RDMA (default) or TCP");
+            return;
+        }
         boolean tcp = List.of(args).contains("--transport=tcp");
         String host = DeviceAddress.find().host();
         System.exit(run(host, tcp, System.out));
@@ -58,7 +63,9 @@ public final class RSocketDemo {
             try (ConfigurableApplicationContext client = new SpringApplicationBuilder(GreetingClientApplication.class)
                     .web(WebApplicationType.NONE)
                     .run("--spring.main.banner-mode=off", "--greeting.transport=" + transport.toLowerCase(Locale.ROOT),
-                            "--greeting.host=" + host, "--greeting.port=" + port)) {
+                            "--greeting.host=" + host, "--greeting.port=" + port,
+                            // In the Soft-RoCE VM a cold first connection can take longer than the default 10 s.
+                            "--reactive-rdma.client.connect-timeout=60s")) {
                 GreetingClient greetings = client.getBean(GreetingClient.class);
                 int failures = 0;
 

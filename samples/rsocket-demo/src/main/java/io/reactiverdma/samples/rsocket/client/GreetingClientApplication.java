@@ -20,10 +20,11 @@ public class GreetingClientApplication {
     }
 
     @Bean(destroyMethod = "dispose")
-    RSocketRequester greetingRequester(RSocketRequester.Builder builder, GreetingClientProperties p) {
+    RSocketRequester greetingRequester(RSocketRequester.Builder builder, GreetingClientProperties p,
+            RdmaClient rdmaClient) {
+        // rdmaClient: the auto-configured one, so reactive-rdma.client.* (connect-timeout, options) apply.
         return switch (p.getTransport()) {
-            case RDMA -> builder.transport(RdmaClientTransport.create(
-                    RdmaClient.create().host(p.getHost()).port(p.getPort())));
+            case RDMA -> builder.transport(RdmaClientTransport.create(rdmaClient.host(p.getHost()).port(p.getPort())));
             case TCP -> builder.tcp(p.getHost(), p.getPort());
         };
     }
