@@ -1,0 +1,103 @@
+package io.reactiverdma.spring.autoconfigure;
+
+import io.reactiverdma.reactive.RdmaOption;
+import io.reactiverdma.reactive.RdmaServer;
+import io.reactiverdma.rsocket.RdmaServerChannel;
+import io.reactiverdma.rsocket.RdmaServerTransport;
+import io.rsocket.core.RSocketServer;
+import io.rsocket.frame.decoder.PayloadDecoder;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.rsocket.server.RSocketServerCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.io.buffer.NettyDataBufferFactory;
+import org.springframework.messaging.rsocket.annotation.support.RSocketMessageHandler;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+
+/**
+ * With {@code reactive-rdma.rsocket.server.port} set, an RSocket server over RDMA
+ * ({@link RdmaRSocketServerLifecycle}) that serves the application's {@code @MessageMapping} controllers through
+ * Spring Boot's own {@link RSocketMessageHandler} (its codecs, routing and strategies as Boot configured them),
+ * beside or instead of Boot's TCP/WebSocket server ({@code spring.rsocket.server.*}). RSocket fragments payloads
+ * larger than one frame ({@code reactive-rdma.rsocket.server.receive-buffer-size}); payloads are decoded zero-copy
+ * when the strategies use Netty buffers, as Boot's own server does. The application's Boot
+ * {@link RSocketServerCustomizer} beans customize it (resumption, interceptors...), and its
+ * {@link RdmaServerCustomizer} beans the RDMA server under it, so the engine's meters and observations are in the
+ * application's registries as for the auto-configured RDMA server. Backs off when the application defines its own
+ * {@link RdmaRSocketServerLifecycle}.
+ */
+@AutoConfiguration(after = {RdmaAutoConfiguration.class, RdmaMetricsAutoConfiguration.class},
+        afterName = "org.springframework.boot.rsocket.autoconfigure.RSocketMessagingAutoConfiguration")
+@ConditionalOnClass({RdmaServer.class, RdmaServerTransport.class, RSocketServer.class, RSocketMessageHandler.class,
+        RSocketServerCustomizer.class})
+@ConditionalOnProperty(prefix = RdmaRSocketProperties.PREFIX + ".server", name = "port")
+@EnableConfigurationProperties(RdmaRSocketProperties.class)
+public class RdmaRSocketServerAutoConfiguration {
+    private static final String SERVER = RdmaRSocketProperties.PREFIX + ".server";
+
+    /** Configured now (bad values fail the start here, naming the property); bound in its lifecycle phase. */
+    @Bean
+    @ConditionalOnMissingBean
+    public RdmaRSocketServerLifecycle rdmaRSocketServer(RdmaRSocketProperties properties,
+            ObjectProvider<RSocketMessageHandler> messageHandler, ObjectProvider<RdmaServerCustomizer> rdmaCustomizers,
+            ObjectProvider<RSocketServerCustomizer> rsocketCustomizers) {
+        RdmaRSocketProperties.Server p = properties.getServer();
+        RSocketMessageHandler handler = messageHandler.getIfUnique();
+        if (handler == null) {
+            throw new InvalidConfigurationPropertyValueException(SERVER + ".port", p.getPort(),
+                    "the RSocket server needs Spring's RSocketMessageHandler bean (Spring Boot's RSocket "
+                            + "auto-configuration provides it: spring-boot-starter-rsocket), found "
+                            + messageHandler.stream().count());
+        }
+        RdmaServer rdma = rdmaServer(p);
+        for (RdmaServerCustomizer c : rdmaCustomizers.orderedStream().toList()) {
+            rdma = c.customize(rdma);
+        }
+        RdmaServerTransport transport = RdmaServerTransport.create(rdma);
+        RSocketServer server = RSocketServer.create(handler.responder()).fragment(transport.maxFrameLength());
+        if (handler.getRSocketStrategies().dataBufferFactory() instanceof NettyDataBufferFactory) {
+            server.payloadDecoder(PayloadDecoder.ZERO_COPY); // as Boot's own server: Spring releases what it decoded
+        }
+        rsocketCustomizers.orderedStream().forEach(c -> c.customize(server));
+        Mono<RdmaServerChannel> bind = Mono.defer(() -> server.bind(transport));
+        return new RdmaRSocketServerLifecycle(bind, positive("bind-timeout", p.getBindTimeout()),
+                positive("shutdown-timeout", p.getShutdownTimeout()));
+    }
+
+    private static RdmaServer rdmaServer(RdmaRSocketProperties.Server p) {
+        if (p.getHost() == null || p.getHost().isBlank()) {
+            throw new InvalidConfigurationPropertyValueException(SERVER + ".host", p.getHost(),
+                    "the RSocket server over RDMA needs the address to listen on: an address of an RDMA device's "
+                            + "netdev");
+        }
+        int port = p.getPort();
+        if (port < 0 || port > 65535) {
+            throw new InvalidConfigurationPropertyValueException(SERVER + ".port", port, "must be 0..65535");
+        }
+        RdmaServer server = RdmaServer.create().host(p.getHost()).port(port);
+        if (p.getReceiveBufferSize() != 0) {
+            try {
+                server = server.option(RdmaOption.RECEIVE_BUFFER_SIZE, p.getReceiveBufferSize());
+            } catch (RuntimeException e) {
+                throw new InvalidConfigurationPropertyValueException(SERVER + ".receive-buffer-size",
+                        p.getReceiveBufferSize(), e.getMessage());
+            }
+        }
+        return server;
+    }
+
+    private static Duration positive(String property, Duration d) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new InvalidConfigurationPropertyValueException(SERVER + "." + property, d,
+                    "must be a positive duration");
+        }
+        return d;
+    }
+}
