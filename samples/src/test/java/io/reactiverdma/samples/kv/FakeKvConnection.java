@@ -62,6 +62,13 @@ final class FakeKvConnection {
         });
     }
 
+    /** How many sends wait in the queue (subscribed, not yet posted). */
+    int queuedSends() {
+        synchronized (queue) {
+            return queue.size();
+        }
+    }
+
     /** Posts every queued send; the server answers each request OK. */
     void postQueued() {
         List<Queued> posted;
