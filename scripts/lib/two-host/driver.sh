@@ -249,7 +249,7 @@ gateway_ready() {
 }
 # A gauge of the gateway's actuator: its value as an integer, or nothing.
 gateway_metric() { # name [tag]
-    curl -s -m 15 "$gw/actuator/metrics/$1${2:+?tag=$2}" | grep -o '"value":[0-9.eE+-]*' | head -n 1 | cut -d: -f2 |
+    curl -s -m 15 "$gw/actuator/metrics/$1${2:+?tag=$2}" | grep -o '"value": *[0-9.eE+-]*' | head -n 1 | cut -d: -f2 |
         awk '{ printf "%.0f\n", $1 }'
 }
 # The gateway's heap after a full GC (jcmd GC.run, then the actuator's heap gauge), in bytes.
