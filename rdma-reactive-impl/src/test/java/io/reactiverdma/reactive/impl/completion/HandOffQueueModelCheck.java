@@ -128,45 +128,60 @@ class HandOffQueueModelCheck {
     /** Broken: reads the top, links, writes the top back (no CAS): two racing pushes lose one. */
     public static class LostPush extends Ops {
         public LostPush() {
-            super(new HandOffQueue() {
-                @Override
-                void push(HandOffTask node) {
-                    HandOffTask top = stack;
-                    node.nextTask = top;
-                    stack = node;
-                }
-            });
+            super(pushWithoutCas());
         }
     }
 
     /** Broken: publishes the node with the CAS, then links it: a take in between sees no link. */
     public static class PublishedBeforeLinked extends Ops {
         public PublishedBeforeLinked() {
-            super(new HandOffQueue() {
-                @Override
-                void push(HandOffTask node) {
-                    HandOffTask top;
-                    do {
-                        top = stack;
-                    } while (!casStack(this, top, node));
-                    node.nextTask = top;
-                }
-            });
+            super(pushPublishingBeforeLinking());
         }
     }
 
     /** Broken: the consumer reads the stack, then clears it: a push in between is dropped. */
     public static class ReadThenClearTake extends Ops {
         public ReadThenClearTake() {
-            super(new HandOffQueue() {
-                @Override
-                HandOffTask detachStack() {
-                    HandOffTask t = stack;
-                    stack = null;
-                    return t;
-                }
-            });
+            super(takeReadingThenClearing());
         }
+    }
+
+    /** A broken queue whose push reads the top, links and writes the top back without a CAS. */
+    static HandOffQueue pushWithoutCas() {
+        return new HandOffQueue() {
+            @Override
+            void push(HandOffTask node) {
+                HandOffTask top = stack;
+                node.nextTask = top;
+                stack = node;
+            }
+        };
+    }
+
+    /** A broken queue whose push publishes the node with its CAS, then links it. */
+    static HandOffQueue pushPublishingBeforeLinking() {
+        return new HandOffQueue() {
+            @Override
+            void push(HandOffTask node) {
+                HandOffTask top;
+                do {
+                    top = stack;
+                } while (!casStack(this, top, node));
+                node.nextTask = top;
+            }
+        };
+    }
+
+    /** A broken queue whose consumer reads the stack, then clears it. */
+    static HandOffQueue takeReadingThenClearing() {
+        return new HandOffQueue() {
+            @Override
+            HandOffTask detachStack() {
+                HandOffTask t = stack;
+                stack = null;
+                return t;
+            }
+        };
     }
 
     private static final AtomicReferenceFieldUpdater<HandOffQueue, HandOffTask> STACK =

@@ -78,9 +78,9 @@ public final class ModelChecks {
         return pending.lookup(wrId);
     }
 
-    /** A poller's task hand-over (on a JDK queue: see TaskHandOffModelCheck), for checks outside this package. */
+    /** A poller's task hand-over (on its own queue, as the engine's), for checks outside this package. */
     public static Executor handOff(Runnable[] terminate) {
-        TaskHandOff h = new TaskHandOff("model", TaskHandOffModelCheck.queue());
+        TaskHandOff h = new TaskHandOff("model");
         terminate[0] = () -> {
             h.runAll();
             h.terminate();
