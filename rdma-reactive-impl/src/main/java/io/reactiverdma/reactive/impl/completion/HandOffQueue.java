@@ -14,9 +14,10 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  *
  * <p>{@link #offer} from any thread; {@link #poll} and {@link #isEmpty} from one consumer at a time (the
  * poller thread, or after its end the caller holding the hand-off's lock: {@link TaskHandOff}), which is
- * what makes the private batch safe. {@link #size} and iteration are not supported. Tested under racing
- * producers by {@code HandOffQueueHostTest}; the hand-off protocol around it is model-checked on a JDK queue
- * ({@code TaskHandOffModelCheck}: Lincheck 3.7 reports this queue, like Reactor's, as hung, without a trace).
+ * what makes the private batch safe. {@link #size} and iteration are not supported. Model-checked on its own
+ * by {@code HandOffQueueModelCheck} (racing pushes and the consumer, linearizable as a FIFO queue; three
+ * broken variants asserted to fail) and inside the hand-off by {@code TaskHandOffModelCheck}
+ * (docs/threading-model.md); stress-tested under four racing producers by {@code HandOffQueueHostTest}.
  */
 class HandOffQueue extends AbstractQueue<Runnable> {
     private static final AtomicReferenceFieldUpdater<HandOffQueue, HandOffTask> STACK =

@@ -55,7 +55,7 @@ class HandOffQueueModelCheck {
                 .actorsPerThread(3)
                 .actorsBefore(0)
                 .actorsAfter(3)
-                .iterations(Integer.getInteger("reactiverdma.modelcheck.iterations", 30))
+                .iterations(Integer.getInteger("reactiverdma.modelcheck.iterations", 20))
                 .invocationsPerIteration(ModelChecks.INVOCATIONS)
                 .sequentialSpecification(FifoQueue.class);
     }
