@@ -16,12 +16,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * {@link HandOffQueue}, on its own: up to three threads push (tasks that are their own node, and plain
  * {@link Runnable}s in a node of their own) while one of them (the single consumer: {@code poll} and
  * {@code isEmpty} share a non-parallel group) takes; every pushed task comes out once, in the order of the
- * pushes, and an empty poll only when nothing was pushed and not taken.
+ * pushes, and an empty poll only when nothing was pushed and not taken. And no operation ever waits for
+ * another thread (Lincheck's obstruction-freedom check: no lock, no spin on another thread's progress).
  *
- * <p>Three broken variants (test-only overrides of the queue's push and take), each asserted to fail, keep the
+ * <p>Four broken variants (test-only overrides of the queue's push and take), each asserted to fail, keep the
  * check honest: a push without the CAS (a lost task), a push that publishes the node before linking it (the
  * consumer takes a node whose link is not set: the tasks under it are lost), a take that reads the stack and
- * then clears it instead of swapping (a push in between is lost).
+ * then clears it instead of swapping (a push in between is lost), a push under a lock (correct results, but a
+ * producer can block another).
  *
  * <p>Why not {@code Lincheck.runConcurrentTest} as the other model checks: with a block of threads around
  * this queue, Lincheck 3.7 passed the CAS-less push over 20,000 interleavings (docs/threading-model.md).
@@ -49,6 +51,11 @@ class HandOffQueueModelCheck {
         assertFindsBug(ReadThenClearTake.class);
     }
 
+    @Test
+    void theCheckFindsAProducerBlockedWhenThePushTakesALock() {
+        assertFindsBug(LockedPush.class);
+    }
+
     private static ModelCheckingOptions options(Class<?> ops) {
         return new ModelCheckingOptions()
                 .threads(3)
@@ -57,7 +64,8 @@ class HandOffQueueModelCheck {
                 .actorsAfter(3)
                 .iterations(Integer.getInteger("reactiverdma.modelcheck.iterations", 20))
                 .invocationsPerIteration(ModelChecks.INVOCATIONS)
-                .sequentialSpecification(FifoQueue.class);
+                .sequentialSpecification(FifoQueue.class)
+                .checkObstructionFreedom(true);
     }
 
     private static void assertFindsBug(Class<? extends Ops> broken) {
@@ -143,6 +151,19 @@ class HandOffQueueModelCheck {
     public static class ReadThenClearTake extends Ops {
         public ReadThenClearTake() {
             super(takeReadingThenClearing());
+        }
+    }
+
+    /** Broken (correct results, but no longer lock-free): a push under a lock blocks a racing push. */
+    public static class LockedPush extends Ops {
+        public LockedPush() {
+            super(new HandOffQueue() {
+                @Override
+                synchronized void push(HandOffTask node) {
+                    node.nextTask = stack;
+                    stack = node;
+                }
+            });
         }
     }
 
