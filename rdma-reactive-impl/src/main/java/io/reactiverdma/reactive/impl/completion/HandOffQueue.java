@@ -14,28 +14,37 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  *
  * <p>{@link #offer} from any thread; {@link #poll} and {@link #isEmpty} from one consumer at a time (the
  * poller thread, or after its end the caller holding the hand-off's lock: {@link TaskHandOff}), which is
- * what makes the private batch safe. {@link #size} and iteration are not supported. Tested under racing
- * producers by {@code HandOffQueueHostTest}; the hand-off protocol around it is model-checked on a JDK queue
- * ({@code TaskHandOffModelCheck}: Lincheck 3.7 reports this queue, like Reactor's, as hung, without a trace).
+ * what makes the private batch safe. {@link #size} and iteration are not supported. Model-checked on its own
+ * by {@code HandOffQueueModelCheck} (racing pushes and the consumer, linearizable as a FIFO queue; three
+ * broken variants asserted to fail) and inside the hand-off by {@code TaskHandOffModelCheck}
+ * (docs/threading-model.md); stress-tested under four racing producers by {@code HandOffQueueHostTest}.
  */
-final class HandOffQueue extends AbstractQueue<Runnable> {
+class HandOffQueue extends AbstractQueue<Runnable> {
     private static final AtomicReferenceFieldUpdater<HandOffQueue, HandOffTask> STACK =
             AtomicReferenceFieldUpdater.newUpdater(HandOffQueue.class, HandOffTask.class, "stack");
 
-    /** Pushed and not yet taken, newest first. */
-    private volatile HandOffTask stack;
+    /** Pushed and not yet taken, newest first (package-private for the model check's broken variants). */
+    volatile HandOffTask stack;
     /** Taken from the stack, oldest first (the consumer's only). */
     private HandOffTask batch;
 
     @Override
     public boolean offer(Runnable task) {
-        HandOffTask node = task instanceof HandOffTask t ? t : new Wrapped(task);
+        push(task instanceof HandOffTask t ? t : new Wrapped(task));
+        return true;
+    }
+
+    /**
+     * Links {@code node} to the top, then publishes it with one CAS (retried when another producer pushed
+     * in between): the link is written before the node is visible, so the consumer never sees a node whose
+     * link is not yet set. Overridden only by the model check's broken variants ({@code HandOffQueueModelCheck}).
+     */
+    void push(HandOffTask node) {
         HandOffTask top;
         do {
             top = stack;
             node.nextTask = top;
         } while (!STACK.compareAndSet(this, top, node));
-        return true;
     }
 
     @Override
@@ -54,7 +63,7 @@ final class HandOffQueue extends AbstractQueue<Runnable> {
 
     /** Takes the whole stack and returns it reversed (oldest first); null when it was empty. */
     private HandOffTask takeStack() {
-        HandOffTask t = STACK.getAndSet(this, null);
+        HandOffTask t = detachStack();
         HandOffTask reversed = null;
         while (t != null) {
             HandOffTask next = t.nextTask;
@@ -63,6 +72,14 @@ final class HandOffQueue extends AbstractQueue<Runnable> {
             t = next;
         }
         return reversed;
+    }
+
+    /**
+     * Takes the whole stack, newest first, with one swap: a push racing it lands either in what this returns
+     * or on the emptied stack, never in neither. Overridden only by the model check's broken variants.
+     */
+    HandOffTask detachStack() {
+        return STACK.getAndSet(this, null);
     }
 
     @Override

@@ -14,7 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  */
 public final class ModelChecks {
     /**
-     * Interleavings explored per check (Lincheck's default is 10,000; these scenarios are small and the host
+     * Interleavings explored per check, or per generated scenario of a data-structure check such as
+     * {@code HandOffQueueModelCheck} (Lincheck's default is 10,000; these scenarios are small and the host
      * build must stay quick). The build sets it from {@code -Dmodel-check.invocations}.
      */
     public static final int INVOCATIONS = Integer.getInteger("reactiverdma.modelcheck.invocations", 300);
@@ -78,9 +79,9 @@ public final class ModelChecks {
         return pending.lookup(wrId);
     }
 
-    /** A poller's task hand-over (on a JDK queue: see TaskHandOffModelCheck), for checks outside this package. */
+    /** A poller's task hand-over (on its own queue, as the engine's), for checks outside this package. */
     public static Executor handOff(Runnable[] terminate) {
-        TaskHandOff h = new TaskHandOff("model", TaskHandOffModelCheck.queue());
+        TaskHandOff h = new TaskHandOff("model");
         terminate[0] = () -> {
             h.runAll();
             h.terminate();
