@@ -3,6 +3,7 @@ package io.reactiverdma.samples.rsocket;
 import io.reactiverdma.testsupport.RxeTestSupport;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.logging.LoggingSystem;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -23,8 +24,22 @@ class RSocketDemoRxeTest {
         RxeTestSupport.requireDevice();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         long t0 = System.nanoTime();
-        int status = RSocketDemo.run(RxeTestSupport.deviceAddress(), false,
-                new PrintStream(out, true, StandardCharsets.UTF_8));
+        // The device run has every module's test class path in one JVM: SLF4J binds to slf4j-jdk14 (another
+        // module's test dependency) while Logback is there too, and Spring Boot's Logback logging system then
+        // refuses to start ("LoggerFactory is not a Logback LoggerContext"). Boot's own logging system is not
+        // what this test is about: none.
+        String loggingSystem = System.setProperty(LoggingSystem.SYSTEM_PROPERTY, LoggingSystem.NONE);
+        int status;
+        try {
+            status = RSocketDemo.run(RxeTestSupport.deviceAddress(), false,
+                    new PrintStream(out, true, StandardCharsets.UTF_8));
+        } finally {
+            if (loggingSystem == null) {
+                System.clearProperty(LoggingSystem.SYSTEM_PROPERTY);
+            } else {
+                System.setProperty(LoggingSystem.SYSTEM_PROPERTY, loggingSystem);
+            }
+        }
         String printed = out.toString(StandardCharsets.UTF_8);
         System.out.print(printed);
         System.out.println("  rsocket demo on rxe: both applications started, called and closed in "
