@@ -90,17 +90,18 @@ public class RdmaAutoConfiguration {
                         "the server needs exactly one RdmaConnectionHandler bean (what to do with each connection), "
                                 + "found " + handler.stream().count());
             }
-            Duration bindTimeout = positive("bind-timeout", p.getBindTimeout(),
+            String prefix = RdmaProperties.PREFIX + ".server";
+            Duration bindTimeout = RdmaTransportSettings.positive(prefix, "bind-timeout", p.getBindTimeout(),
                     "how long start-up waits for the server to listen");
-            Duration shutdownTimeout = positive("shutdown-timeout", p.getShutdownTimeout(),
-                    "how long shutdown waits for the server's connections to close");
+            Duration shutdownTimeout = RdmaTransportSettings.positive(prefix, "shutdown-timeout",
+                    p.getShutdownTimeout(), "how long shutdown waits for the server's connections to close");
             Duration drainTimeout = p.getDrainTimeout();
             if (drainTimeout == null || drainTimeout.isNegative()) {
                 throw new InvalidConfigurationPropertyValueException(RdmaProperties.PREFIX + ".server.drain-timeout",
                         drainTimeout, "must be 0 or a positive duration (how long open connections may go on "
                                 + "working at shutdown)");
             }
-            RdmaServer server = RdmaTransportSettings.configure(RdmaServer.create(), p).handle(h);
+            RdmaServer server = RdmaTransportSettings.configure(RdmaServer.create(), p, prefix).handle(h);
             ConnectionAcceptor a = acceptor.getIfUnique();
             if (a != null) {
                 server = server.accept(a);
@@ -115,14 +116,6 @@ public class RdmaAutoConfiguration {
                 server = c.customize(server);
             }
             return new RdmaServerLifecycle(server, bindTimeout, drainTimeout, shutdownTimeout);
-        }
-
-        private static Duration positive(String property, Duration d, String what) {
-            if (d == null || d.isNegative() || d.isZero()) {
-                throw new InvalidConfigurationPropertyValueException(RdmaProperties.PREFIX + ".server." + property, d,
-                        "must be a positive duration (" + what + ")");
-            }
-            return d;
         }
     }
 }

@@ -494,24 +494,16 @@ public class RdmaProperties {
     }
 
     /**
-     * An RDMA server in the application, bound when the context starts (after the web server) and disposed when
-     * it stops (before the web server), by {@link RdmaServerLifecycle}; needs an RdmaConnectionHandler bean.
+     * What every server over RDMA that the auto-configuration binds has: the RDMA server of
+     * {@code reactive-rdma.server.*} and the RSocket server over RDMA of {@code reactive-rdma.rsocket.server.*}
+     * (bound once, by one code path, for both).
      */
-    public static class Server extends Transport {
-        /** Start a server (the application must provide an RdmaConnectionHandler bean). */
-        private boolean enabled;
-
+    public abstract static class Listener extends Transport {
         /** How long the context start waits for the server to listen. */
         private Duration bindTimeout = Duration.ofSeconds(30);
 
         /** How long shutdown waits for the server's connections to close after it stopped listening. */
         private Duration shutdownTimeout = Duration.ofSeconds(30);
-
-        /**
-         * Graceful shutdown: how long open connections may go on working after the server stopped accepting,
-         * before they are closed (DisposableRdmaServer.disposeGracefully); 0: closed at once.
-         */
-        private Duration drainTimeout = Duration.ZERO;
 
         /** The most connections open (or being admitted) at once; beyond it requests are rejected (1..2^31-1). */
         private int maxConnections = Integer.MAX_VALUE;
@@ -549,14 +541,6 @@ public class RdmaProperties {
             this.sharedReceiveQueueGroup = sharedReceiveQueueGroup;
         }
 
-        public Duration getDrainTimeout() {
-            return drainTimeout;
-        }
-
-        public void setDrainTimeout(Duration drainTimeout) {
-            this.drainTimeout = drainTimeout;
-        }
-
         public int getMaxConnections() {
             return maxConnections;
         }
@@ -573,14 +557,6 @@ public class RdmaProperties {
             this.acceptTimeout = acceptTimeout;
         }
 
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-
         public Duration getBindTimeout() {
             return bindTimeout;
         }
@@ -595,6 +571,37 @@ public class RdmaProperties {
 
         public void setShutdownTimeout(Duration shutdownTimeout) {
             this.shutdownTimeout = shutdownTimeout;
+        }
+    }
+
+    /**
+     * An RDMA server in the application, bound when the context starts (after the web server) and disposed when
+     * it stops (before the web server), by {@link RdmaServerLifecycle}; needs an RdmaConnectionHandler bean.
+     */
+    public static class Server extends Listener {
+        /** Start a server (the application must provide an RdmaConnectionHandler bean). */
+        private boolean enabled;
+
+        /**
+         * Graceful shutdown: how long open connections may go on working after the server stopped accepting,
+         * before they are closed (DisposableRdmaServer.disposeGracefully); 0: closed at once.
+         */
+        private Duration drainTimeout = Duration.ZERO;
+
+        public Duration getDrainTimeout() {
+            return drainTimeout;
+        }
+
+        public void setDrainTimeout(Duration drainTimeout) {
+            this.drainTimeout = drainTimeout;
+        }
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 

@@ -1,6 +1,5 @@
 package io.reactiverdma.spring.autoconfigure;
 
-import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaServer;
 import io.reactiverdma.rsocket.RdmaServerChannel;
 import io.reactiverdma.rsocket.RdmaServerTransport;
@@ -56,7 +55,12 @@ public class RdmaRSocketServerAutoConfiguration {
                             + "auto-configuration provides it: spring-boot-starter-rsocket), found "
                             + messageHandler.stream().count());
         }
-        RdmaServer rdma = rdmaServer(p);
+        // Checked before anything is configured: a bad value fails the start naming its property.
+        Duration bindTimeout = RdmaTransportSettings.positive(SERVER, "bind-timeout", p.getBindTimeout(),
+                "how long start-up waits for the server to listen");
+        Duration shutdownTimeout = RdmaTransportSettings.positive(SERVER, "shutdown-timeout", p.getShutdownTimeout(),
+                "how long shutdown waits for the server's connections to close");
+        RdmaServer rdma = RdmaTransportSettings.configure(RdmaServer.create(), p, SERVER);
         for (RdmaServerCustomizer c : rdmaCustomizers.orderedStream().toList()) {
             rdma = c.customize(rdma);
         }
@@ -67,37 +71,6 @@ public class RdmaRSocketServerAutoConfiguration {
         }
         rsocketCustomizers.orderedStream().forEach(c -> c.customize(server));
         Mono<RdmaServerChannel> bind = Mono.defer(() -> server.bind(transport));
-        return new RdmaRSocketServerLifecycle(bind, positive("bind-timeout", p.getBindTimeout()),
-                positive("shutdown-timeout", p.getShutdownTimeout()));
-    }
-
-    private static RdmaServer rdmaServer(RdmaRSocketProperties.Server p) {
-        if (p.getHost() == null || p.getHost().isBlank()) {
-            throw new InvalidConfigurationPropertyValueException(SERVER + ".host", p.getHost(),
-                    "the RSocket server over RDMA needs the address to listen on: an address of an RDMA device's "
-                            + "netdev");
-        }
-        int port = p.getPort();
-        if (port < 0 || port > 65535) {
-            throw new InvalidConfigurationPropertyValueException(SERVER + ".port", port, "must be 0..65535");
-        }
-        RdmaServer server = RdmaServer.create().host(p.getHost()).port(port);
-        if (p.getReceiveBufferSize() != 0) {
-            try {
-                server = server.option(RdmaOption.RECEIVE_BUFFER_SIZE, p.getReceiveBufferSize());
-            } catch (RuntimeException e) {
-                throw new InvalidConfigurationPropertyValueException(SERVER + ".receive-buffer-size",
-                        p.getReceiveBufferSize(), e.getMessage());
-            }
-        }
-        return server;
-    }
-
-    private static Duration positive(String property, Duration d) {
-        if (d == null || d.isNegative() || d.isZero()) {
-            throw new InvalidConfigurationPropertyValueException(SERVER + "." + property, d,
-                    "must be a positive duration");
-        }
-        return d;
+        return new RdmaRSocketServerLifecycle(bind, bindTimeout, shutdownTimeout);
     }
 }

@@ -1,30 +1,23 @@
 package io.reactiverdma.spring.autoconfigure;
 
 import io.reactiverdma.rsocket.RdmaServerChannel;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 import reactor.core.publisher.Mono;
 import reactor.util.annotation.Nullable;
 
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 /**
- * The auto-configured RSocket server over RDMA, bound in the same {@link SmartLifecycle} phase as the RDMA server
- * ({@link RdmaServerLifecycle#PHASE}: after the web server starts, stopped before it stops). Stopping stops
- * listening and closes every RSocket connection without blocking the context's shutdown thread; the callback runs
- * once they are closed or the shutdown timeout passed. Not pauseable.
+ * The auto-configured RSocket server over RDMA, a {@link SmartLifecycle} bound and stopped as the RDMA server
+ * ({@link RdmaServerLifecycle}: its phase, after the web server starts and before it stops; bound again when it
+ * disposed itself; not pauseable). Stopping stops listening and closes every RSocket connection (streams in
+ * flight end: the requester's see the connection close) without blocking the context's shutdown thread; the
+ * callback runs once they are closed or the shutdown timeout passed, when the server is disposed at once and the
+ * close that did not finish is logged.
  */
-public class RdmaRSocketServerLifecycle implements SmartLifecycle {
-    private static final Log LOG = LogFactory.getLog(RdmaRSocketServerLifecycle.class);
-
+public class RdmaRSocketServerLifecycle extends BoundServerLifecycle<RdmaServerChannel> {
     private final Mono<RdmaServerChannel> binder;
-    private final Duration bindTimeout;
-    private final Duration shutdownTimeout;
-    private volatile RdmaServerChannel bound;
 
     /**
      * {@code binder} (RSocket's {@code RSocketServer.bind(transport)}) is subscribed on start and waited for at
@@ -32,76 +25,40 @@ public class RdmaRSocketServerLifecycle implements SmartLifecycle {
      * {@code shutdownTimeout}.
      */
     public RdmaRSocketServerLifecycle(Mono<RdmaServerChannel> binder, Duration bindTimeout, Duration shutdownTimeout) {
+        super(bindTimeout, Duration.ZERO, shutdownTimeout);
         this.binder = Objects.requireNonNull(binder, "binder");
-        this.bindTimeout = Objects.requireNonNull(bindTimeout, "bindTimeout");
-        this.shutdownTimeout = Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
     }
 
     /** The running server while running, else null. */
     @Nullable
     public RdmaServerChannel server() {
-        return bound;
+        return bound();
     }
 
-    /**
-     * Binds and waits at most the bind timeout; a failure (the engine's "cannot listen on ..." or Reactor's
-     * timeout) fails the context start.
-     */
     @Override
-    public synchronized void start() {
-        if (!isRunning()) {
-            bound = binder.block(bindTimeout);
-        }
+    RdmaServerChannel bind(Duration timeout) {
+        return binder.block(timeout);
     }
 
-    /** As {@link #stop(Runnable)}, waiting for it at most the shutdown timeout (plus a second). */
     @Override
-    public void stop() {
-        CountDownLatch stopped = new CountDownLatch(1);
-        stop(stopped::countDown);
-        try {
-            stopped.await(shutdownTimeout.plusSeconds(1).toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    boolean isDisposed(RdmaServerChannel s) {
+        return s.isDisposed();
     }
 
-    /** Disposes the server and calls {@code callback} once it closed, or after the shutdown timeout (logged). */
+    /** RSocket's server has no drain: its connections close at once. */
     @Override
-    public void stop(Runnable callback) {
-        RdmaServerChannel s;
-        synchronized (this) {
-            s = bound;
-            bound = null;
-        }
-        if (s == null) {
-            callback.run();
-            return;
-        }
+    Mono<Void> close(RdmaServerChannel s, Duration drain) {
         s.dispose();
-        s.onClose()
-                .timeout(shutdownTimeout, Mono.fromRunnable(() -> LOG.warn("the RSocket server over RDMA on "
-                        + s.address() + " had connections still closing after " + shutdownTimeout
-                        + " (its shutdown timeout): stopped waiting")))
-                .doFinally(signal -> callback.run())
-                .subscribe(v -> { }, e -> { });
-    }
-
-    /** True while bound and not closed. */
-    @Override
-    public boolean isRunning() {
-        RdmaServerChannel s = bound;
-        return s != null && !s.isDisposed();
-    }
-
-    /** False, as the web server and the RDMA server: pausing would close every connection. */
-    @Override
-    public boolean isPauseable() {
-        return false;
+        return s.onClose();
     }
 
     @Override
-    public int getPhase() {
-        return RdmaServerLifecycle.PHASE;
+    void disposeNow(RdmaServerChannel s) {
+        s.dispose();
+    }
+
+    @Override
+    String describe(RdmaServerChannel s) {
+        return s.address().getHostString() + ":" + s.address().getPort();
     }
 }

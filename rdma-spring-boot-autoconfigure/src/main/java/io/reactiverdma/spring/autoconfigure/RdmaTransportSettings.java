@@ -44,9 +44,12 @@ final class RdmaTransportSettings {
         return configure(client, s.config);
     }
 
-    /** The server properties applied to {@code server}; the host is required. */
-    static RdmaServer configure(RdmaServer server, RdmaProperties.Server properties) {
-        RdmaTransportSettings s = new RdmaTransportSettings(RdmaProperties.PREFIX + ".server");
+    /**
+     * The server properties under {@code prefix} ({@code reactive-rdma.server}, {@code reactive-rdma.rsocket.server})
+     * applied to {@code server}; the host is required.
+     */
+    static RdmaServer configure(RdmaServer server, RdmaProperties.Listener properties, String prefix) {
+        RdmaTransportSettings s = new RdmaTransportSettings(prefix);
         if (properties.getHost() == null) {
             throw s.invalid("host", null, "a server needs the address to listen on: an address of an RDMA "
                     + "device's netdev");
@@ -77,6 +80,18 @@ final class RdmaTransportSettings {
      * {@code c}'s host (when set), port and options applied to {@code target}: the one place that does it, for
      * every role through the API's shared transport base.
      */
+    /**
+     * {@code d} when positive, else an {@link InvalidConfigurationPropertyValueException} naming
+     * {@code prefix.property} and saying {@code what} it bounds.
+     */
+    static Duration positive(String prefix, String property, Duration d, String what) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new InvalidConfigurationPropertyValueException(prefix + "." + property, d,
+                    "must be a positive duration (" + what + ")");
+        }
+        return d;
+    }
+
     private static <B extends RdmaTransport<B, ?>> B configure(B target, RdmaTransportConfig c) {
         B configured = c.host() != null ? target.host(c.host()) : target;
         configured = configured.port(c.port());

@@ -85,6 +85,41 @@ class RdmaRSocketServerAutoConfigurationTest {
         });
     }
 
+    /**
+     * The RSocket server takes the RDMA server's options, bound by the one code path: a value the engine refuses
+     * fails the start naming the RSocket server's property. Before the two shared one set of properties the
+     * option did not exist under reactive-rdma.rsocket.server, the value was ignored and the context started.
+     */
+    @Test
+    void anRdmaServerOptionUnderTheRSocketServerIsBoundAndCheckedNamingItsProperty() {
+        runner.withPropertyValues(serverProperties("reactive-rdma.rsocket.server.receive-queue-depth=0")).run(ctx -> {
+            assertThat(ctx).hasFailed();
+            assertThat(ctx.getStartupFailure()).rootCause().isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                    .hasMessageContaining("reactive-rdma.rsocket.server.receive-queue-depth");
+        });
+    }
+
+    /** And a value it takes reaches the RDMA server under it: here the most connections at once. */
+    @Test
+    void maxConnectionsUnderTheRSocketServerLimitsItsRdmaConnections() {
+        runner.withPropertyValues(serverProperties("reactive-rdma.rsocket.server.max-connections=1")).run(ctx -> {
+            assertThat(ctx).hasNotFailed();
+            RdmaRSocketServerLifecycle server = ctx.getBean(RdmaRSocketServerLifecycle.class);
+            RSocketRequester first = requester(ctx.getBean(RSocketRequester.Builder.class), server);
+            RSocketRequester second = requester(ctx.getBean(RSocketRequester.Builder.class), server);
+            try {
+                StepVerifier.create(first.route("echo").data("1").retrieveMono(String.class))
+                        .expectNext("echo:1").expectComplete().verify(WAIT);
+                StepVerifier.create(second.route("echo").data("2").retrieveMono(String.class))
+                        .expectError().verify(WAIT);
+                assertThat(server.server().connectionCount()).isEqualTo(1);
+            } finally {
+                first.dispose();
+                second.dispose();
+            }
+        });
+    }
+
     @Test
     void withoutSpringsRSocketMessageHandlerTheStartFailsSayingWhatIsMissing() {
         new ApplicationContextRunner()
