@@ -6,10 +6,8 @@ import io.reactiverdma.reactive.RdmaServer;
 import io.rsocket.test.TransportTest;
 import io.rsocket.util.ByteBufPayload;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 
 import reactor.test.StepVerifier;
 
@@ -40,6 +38,15 @@ abstract class RdmaTransportSuite implements TransportTest {
     /** True: RSocket fragments (the suite's random mtu); false: every frame travels whole. */
     abstract boolean fragmented();
 
+    /**
+     * True: both sides resume (RSocket's session resumption, in-memory frame stores), and each side closes
+     * every RDMA connection 10 ms..1.5 s after its first frame, so the client reconnects over a new RDMA
+     * connection again and again while the test's interactions go on (the suite's own resumable variant).
+     */
+    boolean resumable() {
+        return false;
+    }
+
     private int receiveBufferSize() {
         return fragmented() ? 4096 : 1024 * 1024;
     }
@@ -57,47 +64,27 @@ abstract class RdmaTransportSuite implements TransportTest {
                 .option(RdmaOption.RECEIVE_QUEUE_DEPTH, 16));
     }
 
+    /** What the test log says (per-test times, as the device run's JUnit tree prints none before the end). */
+    private String running;
+    private long startedNanos;
+
     @BeforeEach
-    void createPair() {
+    void createPair(TestInfo test) {
+        running = getClass().getSimpleName() + " " + test.getTestMethod().map(m -> m.getName()).orElse("?");
+        startedNanos = System.nanoTime();
+        System.err.println("[transport-suite] " + running + ": start");
         pair = new TransportPair<>(this::host,
                 (host, server, allocator) -> client(host, server.address().getPort()).allocator(allocator),
                 (host, allocator) -> server(host).allocator(allocator),
-                fragmented());
+                fragmented(), resumable());
     }
 
     /**
-     * 1,024 channels of 256 payloads, 12 at a time from 12 threads: too slow for the build, not stalled. Measured
-     * on the loopback device (2 shared cores, load average 13) with state dumps every 15 s: both sides made
-     * progress throughout, about 470 frames a second each way with whole frames (a streaming send keeps only
-     * 4 frames of 1 MiB slots in flight; the rest wait in RSocket's queue) and about 1,200 fragmented (up to 128
-     * in flight, paced by the peer's 16 receive credits); the fragmented variant passed in 279 s. The earlier
-     * "stall" reading (180 frames received in 15 s) was this crawl under heavier load. Fragmented with 64
-     * receive buffers of 4 KiB instead of 16 it had not finished after 7 minutes either (load average 30-43).
-     * Whole frames need the engine's streaming send to stage by message length instead of one slot of the
-     * peer's buffer size per message (StreamingSendWindowHostTest, disabled as open).
+     * What {@code largePayloadMetadataPush10} checks instead in a fragmented variant: RSocket never fragments a
+     * METADATA_PUSH, so the suite's 233 KB of metadata cannot travel in 4 KiB frames, and RSocket refuses it
+     * before anything is sent (a fragmented subclass makes this a test).
      */
-    @Disabled("slow, not stalled: about 300,000 frames each way take minutes on the loopback device (see Javadoc)")
-    @Test
-    @Override
-    public void requestChannel256() {
-        TransportTest.super.requestChannel256();
-    }
-
-    /**
-     * Cannot pass with fragmentation on RDMA: RSocket never fragments a METADATA_PUSH, and the suite's 233 KB
-     * of metadata does not fit one 4 KiB receive buffer; RSocket refuses it before sending
-     * ({@link #aMetadataPushAboveTheFrameLimitIsRefusedBeforeAnythingIsSent}). Unfragmented it runs.
-     */
-    @Test
-    @Override
-    public void largePayloadMetadataPush10() {
-        Assumptions.assumeFalse(fragmented(), "RSocket never fragments METADATA_PUSH; 233 KB > 4 KiB receive buffers");
-        TransportTest.super.largePayloadMetadataPush10();
-    }
-
-    @Test
-    void aMetadataPushAboveTheFrameLimitIsRefusedBeforeAnythingIsSent() {
-        Assumptions.assumeTrue(fragmented(), "only the fragmented variant has 4 KiB frames");
+    void metadataPushAboveTheFrameLimitIsRefusedBeforeAnythingIsSent() {
         StepVerifier.create(getClient().metadataPush(ByteBufPayload.create("", LARGE_DATA)))
                 .expectErrorSatisfies(e -> {
                     assertEquals(IllegalArgumentException.class, e.getClass());
@@ -119,8 +106,14 @@ abstract class RdmaTransportSuite implements TransportTest {
     @AfterEach
     @Override
     public void close() {
+        System.err.println("[transport-suite] " + running + ": ran " + millisSinceStart() + " ms, closing");
         TransportTest.super.close();
         awaitNoFrameHeld(getTimeout());
+        System.err.println("[transport-suite] " + running + ": closed at " + millisSinceStart() + " ms");
+    }
+
+    private long millisSinceStart() {
+        return (System.nanoTime() - startedNanos) / 1_000_000;
     }
 
     /** Every received frame was released (so its receive buffer went back to the engine). */
