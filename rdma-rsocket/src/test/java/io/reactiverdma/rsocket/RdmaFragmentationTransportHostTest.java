@@ -11,7 +11,7 @@ class RdmaFragmentationTransportHostTest extends RdmaTransportHostTest {
 
     /**
      * Not a test here (an override without {@code @Test} is not run): it cannot pass with fragmentation on
-     * RDMA, since RSocket never fragments a METADATA_PUSH and the suite's 233 KB of metadata does not fit one
+     * RDMA, since RSocket never fragments a METADATA_PUSH and the suite's 262 KB of metadata does not fit one
      * 4 KiB receive buffer. What happens instead is {@link #aMetadataPushAboveTheFrameLimitIsRefusedBeforeAnythingIsSent}.
      */
     @Override
