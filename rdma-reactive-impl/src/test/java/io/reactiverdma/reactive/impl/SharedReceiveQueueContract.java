@@ -187,11 +187,14 @@ abstract class SharedReceiveQueueContract {
                 .withOption(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH, depth)
                 .withOption(RdmaOption.RECEIVE_QUEUE_DEPTH, depth)
                 .withOption(RdmaOption.RECEIVE_BUFFER_SIZE, BUFFER)
-                .withOption(RdmaOption.ACCEPT_TIMEOUT, Duration.ofSeconds(5));
+                // Long enough for set-up under emulation (rxe in the VM on a loaded host took over 10 s to connect);
+                // a hello never given a receive (as before the fix) waits for ever, so this still fails then.
+                .withOption(RdmaOption.ACCEPT_TIMEOUT, Duration.ofMinutes(1));
         server = engine().bind(serverConfig, SharedReceiveQueueContract::echo).block(waitTime());
         assertNotNull(server);
         RdmaTransportConfig clientConfig = RdmaTransportConfig.defaults().withHost(host()).withPort(server.port())
-                .withOption(RdmaOption.RECEIVE_BUFFER_SIZE, BUFFER);
+                .withOption(RdmaOption.RECEIVE_BUFFER_SIZE, BUFFER)
+                .withOption(RdmaOption.CONNECT_TIMEOUT, Duration.ofMinutes(2));
         // One after another, each alone for a moment: each exchanges a message, then its peer sits idle.
         for (int i = 0; i < depth / 2; i++) {
             RdmaConnection c = engine().connect(clientConfig).block(waitTime());
