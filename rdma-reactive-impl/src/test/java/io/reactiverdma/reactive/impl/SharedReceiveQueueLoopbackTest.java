@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@link SharedReceiveQueueContract} on the loopback device (40 connections, an SRQ of 32), and what only the
+ * {@link SharedReceiveQueueContract} on the loopback device (40 connections, an SRQ of 80), and what only the
  * loopback can show: these tests count RNR waits, read the SRQ's posted buffers and limit events, or send
  * without credit as a hostile peer, none of which rxe exposes.
  *
@@ -116,7 +116,7 @@ class SharedReceiveQueueLoopbackTest extends SharedReceiveQueueContract {
 
     @Override
     protected int srqDepth() {
-        return 32;
+        return 80;
     }
 
     @Override

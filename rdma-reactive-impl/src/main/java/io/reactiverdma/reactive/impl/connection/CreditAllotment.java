@@ -19,12 +19,22 @@ import java.util.ArrayDeque;
  *     the SRQ's depth divided among the active connections (those with credits, held messages, or waiting)
  *     plus one, at least 1 and at most {@code cap} ({@code RECEIVE_QUEUE_DEPTH}). A slow consumer that keeps
  *     its messages holds at most its share, and the others go on with the rest.</li>
- * <li><b>No starvation.</b> A connection that wants credits and gets none waits in a FIFO queue; while any
+ * <li><b>In turn.</b> A connection that wants credits and gets none waits in a FIFO queue; while any
  *     wait, credits go to the queue's head first ({@link #nextWaiter}), so every waiter is served in turn as
  *     buffers come back.</li>
+ * <li><b>A first credit for everyone.</b> Credits once advertised cannot be taken back (the peer may use them
+ *     at any time, and only a message it sends consumes one), so credits lent to a peer that stops sending
+ *     stay with it for as long as the connection is open. What a connection holds beyond its first credit
+ *     (credits plus held messages, less one) is an <em>extra</em>, and all connections' extras together never
+ *     exceed {@link #extrasBound} (the depth less {@link #firstsGuaranteed}, which is half the depth, at least
+ *     1). So however many credits idle peers sit on, the receives they hold beyond one each leave enough for
+ *     every other connection's first credit and hello, as long as at most {@link #firstsGuaranteed}
+ *     connections (and hellos expected) share the SRQ. Beyond that a connection can wait for its first credit
+ *     until a peer that holds one sends or its connection closes: each connection needs a receive of its own
+ *     to be able to send at all, and a credit an idle peer holds is freed only by that peer.</li>
  * </ul>
- * Credits once advertised cannot be taken back: when the share shrinks (more connections become active), a
- * connection above it only gets no new credits until it is below again.
+ * When the share shrinks (more connections become active), a connection above it only gets no new credits
+ * until it is below again.
  *
  * <p>Hellos (see {@code CreditWordHandshake}) are sent before any credit, so each needs a posted receive that
  * no credit stands for. At most {@link #helloBound} such receives are kept at a time (half the depth:
@@ -69,6 +79,10 @@ final class CreditAllotment {
      */
     private int backedHellos;
     private final int helloBound;
+    /** The most receives all connections may hold beyond their first credit: the depth less {@link #helloBound}. */
+    private final int extrasBound;
+    /** What all connections hold beyond their first credit: the sum of {@link #extra}. */
+    private int extras;
     private int active;
     private final ArrayDeque<Share> waiters = new ArrayDeque<>();
     /** The waiter being served now: it may take credits ahead of the queue. */
@@ -82,6 +96,12 @@ final class CreditAllotment {
         this.cap = cap;
         this.free = depth;
         this.helloBound = Math.max(1, depth / 2);
+        this.extrasBound = depth - helloBound;
+    }
+
+    /** Credits plus held messages beyond the first: what an idle peer could keep from the others. */
+    private static int extra(Share s) {
+        return Math.max(0, s.granted + s.held - 1);
     }
 
     private static boolean isActive(Share s) {
@@ -110,7 +130,9 @@ final class CreditAllotment {
         if (s.left || (!waiters.isEmpty() && turn != s)) {
             return 0;
         }
-        return Math.max(0, Math.min(shareLimit(s) - s.granted - s.held, posted - allotted - keptForHellos()));
+        int firstAndExtras = (s.granted + s.held == 0 ? 1 : 0) + extrasBound - extras;
+        return Math.max(0, Math.min(Math.min(shareLimit(s) - s.granted - s.held, firstAndExtras),
+                posted - allotted - keptForHellos()));
     }
 
     /** Allots {@code n} credits to {@code s} (at most {@link #available}). */
@@ -119,8 +141,10 @@ final class CreditAllotment {
             throw new IllegalStateException("granting " + n + " credits, " + available(s) + " available");
         }
         boolean was = isActive(s);
+        int e = extra(s);
         s.granted += n;
         allotted += n;
+        extras += extra(s) - e;
         adjust(was, s);
     }
 
@@ -167,6 +191,7 @@ final class CreditAllotment {
      */
     boolean consumed(Share s) {
         boolean was = isActive(s);
+        int e = extra(s);
         boolean hadCredit = s.granted > 0;
         if (hadCredit) {
             s.granted--;
@@ -175,6 +200,7 @@ final class CreditAllotment {
         posted--;
         s.held++;
         held++;
+        extras += extra(s) - e; // unchanged with a credit; a message without one (a plain peer) adds to it
         adjust(was, s);
         return hadCredit;
     }
@@ -222,9 +248,11 @@ final class CreditAllotment {
             throw new IllegalStateException("released more buffers than held");
         }
         boolean was = isActive(s);
+        int e = extra(s);
         s.held--;
         held--;
         free++;
+        extras += extra(s) - e;
         adjust(was, s);
     }
 
@@ -240,8 +268,10 @@ final class CreditAllotment {
     /** {@code s}'s connection is gone: its credits return to the pool (its held buffers when released). */
     void leave(Share s) {
         boolean was = isActive(s);
+        int e = extra(s);
         allotted -= s.granted;
         s.granted = 0;
+        extras += extra(s) - e;
         if (s.waiting) {
             waiters.remove(s);
             s.waiting = false;
@@ -292,6 +322,15 @@ final class CreditAllotment {
         return helloBound;
     }
 
+    /** The most connections (and expected hellos) whose first credit idle peers can never keep back. */
+    int firstsGuaranteed() {
+        return helloBound;
+    }
+
+    int extras() {
+        return extras;
+    }
+
     int backedHellos() {
         return backedHellos;
     }
@@ -303,7 +342,7 @@ final class CreditAllotment {
     /** Throws when the bookkeeping is inconsistent (for tests and assertions). */
     void check() {
         if (allotted + backedHellos > posted || backedHellos > helloBound || allotted < 0 || posted < 0
-                || free < 0 || held < 0 || posted + free + held != depth) {
+                || free < 0 || held < 0 || posted + free + held != depth || extras < 0) {
             throw new IllegalStateException("SRQ allotment inconsistent: " + this);
         }
     }
@@ -312,6 +351,6 @@ final class CreditAllotment {
     public String toString() {
         return "CreditAllotment{depth " + depth + ", posted " + posted + ", free " + free + ", held " + held
                 + ", allotted " + allotted + ", hellos kept " + backedHellos + " of " + reservedForHellos
-                + ", active " + active + ", waiting " + waiters.size() + "}";
+                + ", extras " + extras + " of " + extrasBound + ", active " + active + ", waiting " + waiters.size() + "}";
     }
 }

@@ -61,6 +61,8 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
     private final int limit;
     private final SharedReceiveRefill refill;
     private boolean closed;
+    /** More connections than {@link CreditAllotment#firstsGuaranteed} joined once: said once. */
+    private boolean warnedOversubscribed;
     /** SRQ_ERR was reported: nothing is posted any more, and no connection may join (volatile: rdma_cm reads it). */
     private volatile boolean broken;
 
@@ -152,6 +154,12 @@ public final class SharedReceives implements CompletionTarget, SharedReceiveQueu
                 return;
             }
             members.put(m.qpNum, m);
+            if (members.size() > allotment.firstsGuaranteed() && !warnedOversubscribed) {
+                warnedOversubscribed = true;
+                EngineLog.warn(description + ": " + members.size() + " connections share it, more than half its depth; "
+                        + "a connection may now wait for its first credit while peers that sit idle hold theirs "
+                        + "(SHARED_RECEIVE_QUEUE_DEPTH of at least twice the connections avoids it; docs/server-guide.md)");
+            }
         });
     }
 

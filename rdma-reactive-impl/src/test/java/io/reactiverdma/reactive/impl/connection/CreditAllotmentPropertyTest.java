@@ -203,4 +203,63 @@ class CreditAllotmentPropertyTest {
             assertEquals(0, c.demand, "a fast consumer starved behind the slow one: " + m.a);
         }
     }
+
+    /**
+     * Peers that stop sending keep the credits they were lent (a credit cannot be taken back), and their
+     * consumers keep asking for more: as long as at most half the depth of connections share the SRQ, the
+     * receives they sit on beyond one each still leave every other connection a credit, so the connections
+     * whose peers go on sending get all their messages through. (Before extras were bounded, the first
+     * connections took big shares while few were active, went idle, and the last ones got no credit at all.)
+     */
+    @Property(tries = 300)
+    void peersSittingOnTheirCreditsStarveNobody(@ForAll @IntRange(min = 2, max = 64) int depth,
+            @ForAll @IntRange(min = 1, max = 16) int cap, @ForAll @IntRange(min = 2, max = 32) int connections,
+            @ForAll long seed) {
+        int n = Math.min(connections, Math.max(1, depth / 2));
+        Random r = new Random(seed);
+        Model m = new Model(depth, cap, n);
+        m.refill();
+        int idle = 1 + r.nextInt(n);
+        if (idle == n) {
+            idle = n - 1;
+        }
+        // Connections arrive one after another and exchange a little; the first `idle` then stop sending and
+        // keep whatever credits they were lent, while their consumers still want more (and may keep messages).
+        for (int i = 0; i < n; i++) {
+            Conn c = m.conns.get(i);
+            c.demand += 1_000;
+            m.post(c);
+            for (int k = r.nextInt(4); k > 0 && c.share.granted() > 0; k--) {
+                m.send(c);
+                if (r.nextBoolean()) {
+                    m.release(c, true);
+                }
+            }
+            m.check();
+        }
+        List<Conn> active = m.conns.subList(idle, n);
+        long[] target = new long[n];
+        for (Conn c : active) {
+            target[m.conns.indexOf(c)] = c.received + 20;
+        }
+        long rounds = 0;
+        boolean done = false;
+        while (!done) {
+            done = true;
+            for (Conn c : active) {
+                while (c.holding > 0) {
+                    m.release(c, false);
+                }
+                while (c.share.granted() > 0) {
+                    m.send(c);
+                    m.release(c, false);
+                }
+                m.refill();
+                m.post(c);
+                m.check();
+                done &= c.received >= target[m.conns.indexOf(c)];
+            }
+            assertTrue(++rounds < 10_000, "an active connection starved behind " + idle + " idle ones: " + m.a);
+        }
+    }
 }
