@@ -92,6 +92,39 @@ class FlyweightTest {
         assertEquals(3, s.wrId(0));
     }
 
+    /**
+     * A slot is a template patched in place (issue 20): after any setter, or a write through {@code buffer()},
+     * the slot's next {@code add} still leaves every field it does not set at 0, and one that no setter
+     * touched keeps its template (only the first 36 bytes rewritten).
+     */
+    @Test
+    void aReusedSlotReadsZeroInEveryFieldItsAddDidNotSet() {
+        java.util.List<java.util.function.Consumer<SendWorkRequests>> setters = java.util.List.of(
+                s -> s.rdma(0, 0x1111L, 0x22),
+                s -> s.atomic(0, 0x8000L, 0x33, 44L, 55L),
+                s -> s.immData(0, 0x01020304),
+                s -> s.invalidateRkey(0, 0x66),
+                s -> s.buffer().putLong(SendWorkRequests.SIZE - 8, -1L));
+        for (int k = 0; k < setters.size(); k++) {
+            SendWorkRequests s = new SendWorkRequests(2, 1);
+            s.sge(s.add(7, WrOpcode.RDMA_WRITE, SendFlags.SIGNALED | SendFlags.INLINE), 5L, 5, 5);
+            setters.get(k).accept(s);
+            s.add(8, WrOpcode.SEND, 0);
+            s.clear();
+            int i = s.add(9, WrOpcode.SEND, 0);
+            ByteBuffer b = s.buffer();
+            for (int at = SendWorkRequests.IMM_DATA_OFFSET; at < SendWorkRequests.SIZE; at++) {
+                assertEquals(0, b.get(at), "setter " + k + ": byte " + at + " of the reused slot");
+            }
+            assertEquals(9L, s.wrId(i));
+            assertEquals(0L, s.next(i));
+            assertEquals(0, s.numSge(i));
+            assertEquals(0, s.sendFlags(i));
+            assertEquals(WrOpcode.SEND, s.opcode(i));
+            assertEquals(s.address() + 2L * SendWorkRequests.SIZE, s.sgList(i));
+        }
+    }
+
     @Test
     void failedIndexNamesTheBadWorkRequest() {
         SendWorkRequests s = new SendWorkRequests(4, 1);

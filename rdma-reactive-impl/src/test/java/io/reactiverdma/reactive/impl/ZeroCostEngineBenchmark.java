@@ -50,6 +50,12 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@link #sendWaited}: one {@code send(RegisteredBuffer)} Mono subscribed and waited for
  *       ({@code block}): the hand-off to the poller, post, completion, signal and the benchmark thread's
  *       wake-up (with {@code busySpin} nobody sleeps but {@code block}'s latch).</li>
+ *   <li>{@link #sendWaitedSpinning}: the same, waited for as a latency-sensitive caller would, by a
+ *       subscriber the benchmark thread spins on ({@link SpinningSubscriber}): no thread parks or wakes,
+ *       so with {@code busySpin} this is the engine's round trip (hand-off, post, completion, signal).</li>
+ *   <li>{@link #sendWaitedSplit}: the same as {@code sendWaited}, with the benchmark thread parked the way
+ *       {@code block()} parks it, and the time split ({@link WaitSplit}): from subscribing to the poller's
+ *       {@code onComplete}, and from there to the parked thread running again.</li>
  *   <li>{@link #write64}, {@link #read64}: one 64 B RDMA WRITE / READ Mono waited for.</li>
  * </ul>
  * The poller's dispatch of one completion alone is {@code completion.CompletionDispatchBenchmark}.
@@ -169,6 +175,24 @@ public class ZeroCostEngineBenchmark {
         client.send(registered).block(WAIT);
     }
 
+    /** One send, waited for by spinning on its subscriber (no park, no wake-up). */
+    @Benchmark
+    public void sendWaitedSpinning() {
+        SpinningSubscriber s = new SpinningSubscriber();
+        client.send(registered).subscribe(s);
+        s.await(WAIT);
+    }
+
+    /** One send, the benchmark thread parked until the poller's signal unparks it; the time split in two. */
+    @Benchmark
+    public void sendWaitedSplit(WaitSplit split) {
+        ParkingSubscriber s = new ParkingSubscriber();
+        long start = System.nanoTime();
+        client.send(registered).subscribe(s);
+        long woken = s.await(WAIT);
+        split.add(s.signalled - start, woken - s.signalled);
+    }
+
     @Benchmark
     public void write64() {
         client.write(registered, region).block(WAIT);
@@ -177,5 +201,121 @@ public class ZeroCostEngineBenchmark {
     @Benchmark
     public void read64() {
         client.read(registered, region).block(WAIT);
+    }
+
+    /** A subscriber waited for by spinning: the poller's signal is seen without any thread waking. */
+    static final class SpinningSubscriber implements reactor.core.CoreSubscriber<Object> {
+        private volatile boolean done;
+        private Throwable error;
+
+        @Override
+        public void onSubscribe(org.reactivestreams.Subscription s) {
+            s.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(Object o) {
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            error = t;
+            done = true;
+        }
+
+        @Override
+        public void onComplete() {
+            done = true;
+        }
+
+        void await(Duration timeout) {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (!done) {
+                Thread.onSpinWait();
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("no signal within " + timeout);
+                }
+            }
+            if (error != null) {
+                throw new IllegalStateException(error);
+            }
+        }
+    }
+
+    /** A subscriber waited for as {@code block()} waits (park, unparked by the signal), noting when it came. */
+    static final class ParkingSubscriber implements reactor.core.CoreSubscriber<Object> {
+        private final Thread waiter = Thread.currentThread();
+        private volatile boolean done;
+        /** When the poller signalled (written before {@link #done}). */
+        long signalled;
+        private Throwable error;
+
+        @Override
+        public void onSubscribe(org.reactivestreams.Subscription s) {
+            s.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(Object o) {
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            error = t;
+            signal();
+        }
+
+        @Override
+        public void onComplete() {
+            signal();
+        }
+
+        private void signal() {
+            signalled = System.nanoTime();
+            done = true;
+            java.util.concurrent.locks.LockSupport.unpark(waiter);
+        }
+
+        /** Returns when the waiting thread ran again after the signal. */
+        long await(Duration timeout) {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (!done) {
+                java.util.concurrent.locks.LockSupport.parkNanos(this, timeout.toNanos());
+                if (System.nanoTime() - deadline > 0 && !done) {
+                    throw new IllegalStateException("no signal within " + timeout);
+                }
+            }
+            long woken = System.nanoTime();
+            if (error != null) {
+                throw new IllegalStateException(error);
+            }
+            return woken;
+        }
+    }
+
+    /**
+     * The split of {@link #sendWaitedSplit} (JMH secondary results, totals): {@code toSignalNanos /
+     * waits} is the mean time from subscribing to the poller's signal, {@code toWakeNanos / waits} from the
+     * signal to the parked benchmark thread running again.
+     */
+    @State(Scope.Thread)
+    @org.openjdk.jmh.annotations.AuxCounters(org.openjdk.jmh.annotations.AuxCounters.Type.EVENTS)
+    public static class WaitSplit {
+        public long toSignalNanos;
+        public long toWakeNanos;
+        public long waits;
+
+        @Setup(Level.Iteration)
+        public void reset() {
+            toSignalNanos = 0;
+            toWakeNanos = 0;
+            waits = 0;
+        }
+
+        void add(long signalNanos, long wakeNanos) {
+            toSignalNanos += signalNanos;
+            toWakeNanos += wakeNanos;
+            waits++;
+        }
     }
 }

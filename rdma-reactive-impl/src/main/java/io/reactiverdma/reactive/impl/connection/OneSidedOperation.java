@@ -15,14 +15,16 @@ import io.reactiverdma.verbs.WrOpcode;
 final class OneSidedOperation extends Operation {
     private final long remoteAddress;
     private final int rkey;
+    private final int immediate;
 
     OneSidedOperation(SendQueue queue, OperationType type, EngineBuffer local, RemoteRegion remote, int immediate) {
-        super(queue, type, local, false, local.length(), immediate);
+        super(queue, type, local, false, local.length());
         if (type != OperationType.WRITE && type != OperationType.WRITE_WITH_IMMEDIATE && type != OperationType.READ) {
             throw new IllegalArgumentException("not a one-sided operation: " + type);
         }
         this.remoteAddress = remote.address();
         this.rkey = remote.rkey();
+        this.immediate = immediate;
     }
 
     @Override
@@ -32,6 +34,7 @@ final class OneSidedOperation extends Operation {
             case WRITE_WITH_IMMEDIATE -> WrOpcode.RDMA_WRITE_WITH_IMM;
             default -> WrOpcode.RDMA_READ;
         };
+        int length = length();
         boolean inline = type == OperationType.WRITE && length <= inlineLimit && length > 0;
         int i = wr.add(wrId, opcode, inline ? SendFlags.INLINE : 0);
         if (length > 0) {

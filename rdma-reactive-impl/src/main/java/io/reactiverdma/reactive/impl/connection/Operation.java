@@ -17,8 +17,8 @@ import reactor.core.CoreSubscriber;
  * and dropped exactly once ({@link #releaseHolds()}), after its completion or flush, or when it is refused or
  * cancelled before being posted. It is its own hand-off task: handing it to the poller allocates nothing.
  *
- * <p>A send's fields are all it has (56 bytes with compressed references); the other kinds add theirs in
- * subclasses. Made by the named factories ({@link #send}, {@link #oneSided}, {@link #atomic}, {@link #bind},
+ * <p>A send's fields are all it has (48 bytes with compressed references: its length is its buffer's, its
+ * immediate data only in the subclass of a send with immediate); the other kinds add theirs in subclasses. Made by the named factories ({@link #send}, {@link #oneSided}, {@link #atomic}, {@link #bind},
  * {@link #invalidate}). A send or a one-sided operation completes empty; an atomic emits the remote word's
  * previous value and a bind its region ({@link ValueOperation}, which waits for the subscriber's request).
  * One completion path for all: {@link #succeed()} or {@link #fail}, the first of them signals.
@@ -28,14 +28,14 @@ public class Operation extends HandOffTask implements Subscription {
     private static final byte SUCCEEDED = 2;
     private static final byte HOLDS_RELEASED = 4;
     private static final byte SIGNALLED = 8;
+    /** A send of no bytes: the engine's copy is one byte (a pool hands out none smaller), the message none. */
+    private static final byte EMPTY = 16;
 
     final OperationType type;
     /** The queue the operation goes to: {@link #run()} submits it there, on the connection's poller thread. */
     private final SendQueue queue;
     /** The local data (source of a send/WRITE, target of a READ, atomic result word); held. Null for windows. */
     final EngineBuffer local;
-    final int length;
-    final int immediate;
     /** Set before the operation is handed over; signalled on the poller thread (or the requester's). */
     CoreSubscriber<Object> subscriber;
     /**
@@ -52,13 +52,28 @@ public class Operation extends HandOffTask implements Subscription {
     Operation previousWaiting;
     Operation nextWaiting;
 
-    Operation(SendQueue queue, OperationType type, EngineBuffer local, boolean ownsLocal, int length, int immediate) {
+    /**
+     * @param length all of {@code local} (its {@code length()}), or 0 for a message of no bytes; {@code local}
+     *               null (a window's operation): 0
+     */
+    Operation(SendQueue queue, OperationType type, EngineBuffer local, boolean ownsLocal, int length) {
         this.queue = queue;
         this.type = type;
         this.local = local;
-        this.flags = ownsLocal ? OWNS_LOCAL : 0;
-        this.length = length;
-        this.immediate = immediate;
+        byte f = ownsLocal ? OWNS_LOCAL : 0;
+        int all = local == null ? 0 : local.length();
+        if (length == 0 && all != 0) {
+            f |= EMPTY;
+        } else if (length != all) {
+            throw new IllegalArgumentException("an operation covers all of its buffer (" + all + " B) or none, not "
+                    + length + " B");
+        }
+        this.flags = f;
+    }
+
+    /** The bytes the operation sends, writes or reads (its buffer's length; 0 for a message of no bytes). */
+    final int length() {
+        return local == null || (flags & EMPTY) != 0 ? 0 : local.length();
     }
 
     /**
@@ -70,7 +85,26 @@ public class Operation extends HandOffTask implements Subscription {
         if (type != OperationType.SEND && type != OperationType.SEND_WITH_IMMEDIATE) {
             throw new IllegalArgumentException("not a send: " + type);
         }
-        return new Operation(queue, type, local, owned, length, immediate);
+        return type == OperationType.SEND ? new Operation(queue, type, local, owned, length)
+                : new ImmediateSend(queue, type, local, owned, length, immediate);
+    }
+
+    /** A SEND_WITH_IMMEDIATE: a send and its immediate data. */
+    private static final class ImmediateSend extends Operation {
+        private final int immediate;
+
+        ImmediateSend(SendQueue queue, OperationType type, EngineBuffer local, boolean owned, int length,
+                int immediate) {
+            super(queue, type, local, owned, length);
+            this.immediate = immediate;
+        }
+
+        @Override
+        boolean writeWorkRequest(SendWorkRequests wr, long wrId, int inlineLimit) {
+            boolean inline = super.writeWorkRequest(wr, wrId, inlineLimit);
+            wr.immData(wr.count() - 1, immediate);
+            return inline;
+        }
     }
 
     /** An RDMA WRITE, WRITE_WITH_IMMEDIATE or READ of all of {@code local} (held) to or from {@code remote}. */
@@ -148,17 +182,15 @@ public class Operation extends HandOffTask implements Subscription {
      * Adds this operation's work request to {@code wr} (unsignalled: the send queue decides which requests
      * of a chain are signalled; inline when it has 1..{@code inlineLimit} bytes) and returns whether it is
      * inline: then the device copies the bytes at post time and the buffer is free once the post returned.
-     * Here a SEND or SEND_WITH_IMM; the other kinds write their own.
+     * Here a SEND or SEND_WITH_IMM (whose subclass adds the immediate data); the other kinds write their own.
      */
     boolean writeWorkRequest(SendWorkRequests wr, long wrId, int inlineLimit) {
-        boolean withImmediate = type == OperationType.SEND_WITH_IMMEDIATE;
+        int length = length();
         boolean inline = length <= inlineLimit && length > 0;
-        int i = wr.add(wrId, withImmediate ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, inline ? SendFlags.INLINE : 0);
+        int i = wr.add(wrId, type == OperationType.SEND_WITH_IMMEDIATE ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND,
+                inline ? SendFlags.INLINE : 0);
         if (length > 0) {
             wr.sge(i, local.address(), length, local.lkey());
-        }
-        if (withImmediate) {
-            wr.immData(i, immediate);
         }
         return inline;
     }

@@ -151,7 +151,7 @@ public final class PostedRequests {
         try {
             if (operation instanceof Operation op) {
                 if (!abandoned) {
-                    metrics.completed(type, success, flushed, latencyNs, success ? op.length : 0);
+                    metrics.completed(type, success, flushed, latencyNs, success ? op.length() : 0);
                 }
                 if (success) {
                     op.succeed();

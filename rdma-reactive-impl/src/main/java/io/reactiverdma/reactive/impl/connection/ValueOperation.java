@@ -33,7 +33,7 @@ abstract class ValueOperation extends Operation {
     private Object value;
 
     ValueOperation(SendQueue queue, OperationType type, EngineBuffer local, boolean ownsLocal, int length) {
-        super(queue, type, local, ownsLocal, length, 0);
+        super(queue, type, local, ownsLocal, length);
     }
 
     @Override
