@@ -549,6 +549,29 @@ abstract class DatagramContract {
                 .verify(wait);
     }
 
+    /**
+     * One subscriber at a time, as on a connection: a second concurrent {@code receive()} fails typed
+     * (ALREADY_SUBSCRIBED), and the first keeps receiving.
+     */
+    @Test
+    void aSecondConcurrentReceiveSubscriberFailsWithAlreadySubscribed() {
+        RdmaDatagramEndpoint a = bind();
+        RdmaDatagramEndpoint b = bind();
+        StepVerifier.create(b.receive().take(1).map(DatagramContract::text))
+                .then(() -> StepVerifier.create(b.receive())
+                        .expectErrorSatisfies(e -> {
+                            assertEquals(InvalidRequestException.class, e.getClass(), e.toString());
+                            assertEquals(InvalidRequestException.Reason.ALREADY_SUBSCRIBED,
+                                    ((InvalidRequestException) e).reason(), e.getMessage());
+                            assertTrue(e.getMessage().contains("already has a subscriber"), e.getMessage());
+                        })
+                        .verify(wait))
+                .then(() -> a.send(text("still received"), b.localAddress()).subscribe())
+                .expectNext("still received")
+                .expectComplete()
+                .verify(wait);
+    }
+
     static double addressHandles(MeterRegistry r) {
         return RequiredSearch.in(r).name("rdma.datagram.address.handles").gauge().value();
     }

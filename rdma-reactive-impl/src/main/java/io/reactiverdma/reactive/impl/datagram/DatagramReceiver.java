@@ -11,6 +11,7 @@ import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
 import io.reactiverdma.reactive.impl.verbs.QueuePair;
 import io.reactiverdma.verbs.WcFlags;
 import io.reactiverdma.verbs.WcStatus;
+import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.RdmaDatagramMessage;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
@@ -97,7 +98,8 @@ final class DatagramReceiver {
             DatagramStream s = newStream(sink);
             poller.execute(() -> {
                 if (!subscribe(s)) {
-                    sink.error(new IllegalStateException("receive() of " + description + " already has a subscriber"));
+                    sink.error(new InvalidRequestException(InvalidRequestException.Reason.ALREADY_SUBSCRIBED,
+                            "receive() of " + description + " already has a subscriber"));
                 }
             });
             sink.onRequest(n -> poller.execute(() -> s.request(n)));

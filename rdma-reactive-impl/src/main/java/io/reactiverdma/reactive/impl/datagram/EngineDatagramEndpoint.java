@@ -80,14 +80,12 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
     private boolean finished;
 
     /**
-     * Opens an endpoint as {@link io.reactiverdma.reactive.RdmaDatagram#bind()} documents. rdma_cm thread;
-     * throws after releasing what it made.
+     * Opens an endpoint at {@code local} (the configured host, resolved before: not on this thread) as
+     * {@link io.reactiverdma.reactive.RdmaDatagram#bind()} documents. rdma_cm thread; throws after releasing
+     * what it made.
      */
-    public static EngineDatagramEndpoint open(EngineContext engine, CmEventLoop cm, RdmaTransportConfig config) {
-        InetSocketAddress local = new InetSocketAddress(config.host(), config.port());
-        if (local.isUnresolved()) {
-            throw new RdmaException("cannot bind a datagram endpoint: host " + config.host() + " does not resolve");
-        }
+    public static EngineDatagramEndpoint open(EngineContext engine, CmEventLoop cm, RdmaTransportConfig config,
+            InetSocketAddress local) {
         CmId data = null;
         CmId listen = null;
         CompletionQueueHandle cqh = null;
