@@ -68,11 +68,8 @@ abstract class DatagramContract {
     private final List<RdmaDatagramEndpoint> endpoints = new ArrayList<>();
     final List<Disposable> subscriptions = new ArrayList<>();
 
-    /** Starts the stack: sets {@link #engine}, the {@link #host} endpoints bind to and the {@link #wait} bound. */
-    abstract void open();
-
-    /** After every endpoint closed: stops the engine and the stack, and checks what only the stack can count. */
-    abstract void closeStack();
+    /** The stack under test: its engine, the address endpoints bind to, the step bound, what it counts. */
+    abstract StackFixture stack();
 
     /** The address handles the device holds, or -1 where the stack cannot count them (rxe: only the metric). */
     long deviceAddressHandles() {
@@ -81,7 +78,9 @@ abstract class DatagramContract {
 
     @BeforeEach
     final void start() {
-        open();
+        engine = stack().engine();
+        host = stack().host();
+        wait = stack().waitTime();
     }
 
     @AfterEach
@@ -93,6 +92,16 @@ abstract class DatagramContract {
             }
         } finally {
             closeStack();
+        }
+    }
+
+    /** After every endpoint closed: shuts the engine down, checks what the stack can count, closes it. */
+    private void closeStack() {
+        try {
+            engine.shutdown().block(wait);
+            stack().assertEverythingReleased();
+        } finally {
+            stack().close();
         }
     }
 
