@@ -25,8 +25,6 @@ public class InvalidRequestException extends RdmaException {
         BUFFER_RELEASED,
         /** The buffer belongs to another device's memory than the connection's. */
         FOREIGN_BUFFER,
-        /** The connection is closed (or closing): nothing more can be posted on it. */
-        CONNECTION_CLOSED,
         /** Private data (of a connect, an accept, a reject reason) longer than the CM carries. */
         PRIVATE_DATA_TOO_LARGE,
         /** The device cannot do what was asked (for example memory windows on a device without them). */
@@ -39,7 +37,12 @@ public class InvalidRequestException extends RdmaException {
          */
         OPTION_NOT_FOR_ROLE,
         /** A datagram was addressed to a multicast group the endpoint has not joined. */
-        NOT_JOINED
+        NOT_JOINED,
+        /**
+         * A {@code receive()} was subscribed while another subscriber of the same connection or endpoint is
+         * still active: one subscriber at a time.
+         */
+        ALREADY_SUBSCRIBED
     }
 
     private final Reason reason;

@@ -39,7 +39,7 @@ public interface RdmaConnection extends Disposable {
      * the close are still delivered (as demand allows), then it completes; it errors instead with the
      * {@link RdmaCompletionException} that closed the connection when an operation's completion error did
      * (the QP is then in its error state). One subscriber at a time: a second concurrent one gets an
-     * {@link IllegalStateException}. Cancelling stops posting new receives (those already posted stay until
+     * {@link InvalidRequestException} {@code ALREADY_SUBSCRIBED}. Cancelling stops posting new receives (those already posted stay until
      * the close flushes them; messages that arrive meanwhile wait for the next subscriber). Messages that an
      * operator after this {@code Flux} drops (for example {@code filter}, or a cancelled {@code publishOn}
      * queue) must be released by the application: add
@@ -142,7 +142,7 @@ public interface RdmaConnection extends Disposable {
      *
      * <p>Fails with {@link InvalidRequestException} before anything is posted: {@code ILLEGAL_ARGUMENT} when
      * no access is named, {@code NOT_SUPPORTED} when the device has no type 2 memory windows,
-     * {@code FOREIGN_BUFFER}, {@code BUFFER_RELEASED} or {@code CONNECTION_CLOSED} as for other operations;
+     * {@code FOREIGN_BUFFER} or {@code BUFFER_RELEASED} as for other operations;
      * with {@link RdmaException} when the device refuses to allocate a window; with
      * {@link RdmaCompletionException} when the bind fails (the connection then closes); with
      * {@link ConnectionClosedException} when the connection closed before the bind. Cancelling before the

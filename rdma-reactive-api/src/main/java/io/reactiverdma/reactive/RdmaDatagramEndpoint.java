@@ -54,7 +54,7 @@ public interface RdmaDatagramEndpoint extends Disposable {
      * datagram is delivered only when requested; until then it keeps its receive buffer, and with every
      * buffer held, what arrives next is dropped by the device. Each datagram must be
      * {@link RdmaDatagramMessage#release() released}. One subscriber at a time (a second one fails with
-     * {@link IllegalStateException}); cancelling releases what was not delivered, and datagrams arriving with
+     * {@link InvalidRequestException} {@code ALREADY_SUBSCRIBED}); cancelling releases what was not delivered, and datagrams arriving with
      * no subscriber are dropped and counted. A subscriber that cancels while datagrams wait for it (as
      * {@code next()} and {@code blockFirst()} do after the first) gives their buffers back: nothing is lost
      * to a cancelled subscriber. Completes when the endpoint closes.

@@ -1,13 +1,19 @@
 package io.reactiverdma.reactive;
 
+import io.reactiverdma.reactive.spi.RdmaTransportProvider;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.util.annotation.Nullable;
 
 /**
  * The engine's process-wide resources: per RDMA device a protection domain, registered buffer pools, flow
  * control words, completion pollers and an asynchronous-event reader, and one rdma_cm event thread. They are
  * created on first use and kept until {@link #disposeLater()} (as Reactor Netty's loop resources): call it
  * when an application, a test or a Spring context that used RDMA stops, so that nothing outlives it.
+ *
+ * <p>Each method has a form that takes the engine: for roles that {@code runOn(engine)}, whose connections,
+ * servers and endpoints live in that engine, not in the class path's (null: the class path's engine, as
+ * {@code runOn(null)}).
  */
 public final class RdmaResources {
     private RdmaResources() {
@@ -20,7 +26,12 @@ public final class RdmaResources {
      * the subscription only.
      */
     public static Flux<DeviceEvent> deviceEvents() {
-        return Flux.defer(() -> Providers.provider().deviceEvents());
+        return deviceEvents(null);
+    }
+
+    /** {@link #deviceEvents()} of {@code engine}'s devices (null: the class path's engine). */
+    public static Flux<DeviceEvent> deviceEvents(@Nullable RdmaTransportProvider engine) {
+        return Flux.defer(() -> orClassPath(engine).deviceEvents());
     }
 
     /**
@@ -33,8 +44,16 @@ public final class RdmaResources {
      * release what you registered before that.
      */
     public static Mono<RdmaMemory> memory(String addressOrDevice) {
+        return memory(null, addressOrDevice);
+    }
+
+    /**
+     * {@link #memory(String)} in {@code engine} (null: the class path's engine): the memory that the
+     * connections of roles that {@code runOn(engine)} use on that device.
+     */
+    public static Mono<RdmaMemory> memory(@Nullable RdmaTransportProvider engine, String addressOrDevice) {
         java.util.Objects.requireNonNull(addressOrDevice, "addressOrDevice");
-        return Mono.defer(() -> Providers.provider().memory(addressOrDevice));
+        return Mono.defer(() -> orClassPath(engine).memory(addressOrDevice));
     }
 
     /**
@@ -45,6 +64,18 @@ public final class RdmaResources {
      * next connect or bind creates fresh resources.
      */
     public static Mono<Void> disposeLater() {
-        return Mono.defer(() -> Providers.provider().shutdown());
+        return disposeLater(null);
+    }
+
+    /**
+     * {@link #disposeLater()} of {@code engine} (null: the class path's engine): closes and releases what that
+     * engine opened, and nothing of another engine.
+     */
+    public static Mono<Void> disposeLater(@Nullable RdmaTransportProvider engine) {
+        return Mono.defer(() -> orClassPath(engine).shutdown());
+    }
+
+    private static RdmaTransportProvider orClassPath(@Nullable RdmaTransportProvider engine) {
+        return engine != null ? engine : Providers.provider();
     }
 }

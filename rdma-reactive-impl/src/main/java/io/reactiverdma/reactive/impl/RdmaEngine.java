@@ -247,17 +247,17 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
     @Override
     public Mono<RdmaMemory> memory(String addressOrDevice) {
         Objects.requireNonNull(addressOrDevice, "addressOrDevice");
-        return Mono.create(sink -> {
+        return DeviceLookup.target(stack, addressOrDevice).flatMap(target -> Mono.<RdmaMemory>create(sink -> {
             CmEventLoop cm = cm();
             cm.execute(() -> {
                 try {
-                    sink.success(device(DeviceLookup.find(stack, cm, addressOrDevice)).pool);
+                    sink.success(device(DeviceLookup.find(cm, target)).pool);
                 } catch (RuntimeException e) {
                     sink.error(e instanceof RdmaException ? e : new RdmaException("cannot open the RDMA device of "
                             + addressOrDevice + ": " + e.getMessage(), e));
                 }
             });
-        });
+        }));
     }
 
     /**
@@ -281,12 +281,13 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
 
     @Override
     public Mono<io.reactiverdma.reactive.RdmaDatagramEndpoint> bindDatagram(RdmaDatagramConfig config) {
-        return BindHandover.on(this::cm, cm -> {
-            var endpoint = io.reactiverdma.reactive.impl.datagram.EngineDatagramEndpoint.open(this, cm, config);
+        return ConnectParams.listenAddress(config).onErrorMap(e -> new RdmaException("cannot bind a datagram endpoint: host "
+                + config.host() + " does not resolve", e)).flatMap(local -> BindHandover.on(this::cm, cm -> {
+            var endpoint = io.reactiverdma.reactive.impl.datagram.EngineDatagramEndpoint.open(this, cm, config, local);
             datagramEndpoints.add(endpoint);
             endpoint.onDispose().subscribe(null, null, () -> datagramEndpoints.remove(endpoint));
             return endpoint;
-        }, e -> e);
+        }, e -> e));
     }
 
     @Override

@@ -161,6 +161,29 @@ abstract class ConnectionContract {
         closeAndAssertReleased();
     }
 
+    /**
+     * One subscriber at a time: a second concurrent {@code receive()} fails typed (ALREADY_SUBSCRIBED), and
+     * the first keeps receiving.
+     */
+    @Test
+    void aSecondConcurrentReceiveSubscriberFailsWithAlreadySubscribed() {
+        RdmaConnection s = connect(true);
+        StepVerifier.create(s.receive().take(1).map(ConnectionContract::text))
+                .then(() -> StepVerifier.create(s.receive(m -> m.length()))
+                        .expectErrorSatisfies(e -> {
+                            assertEquals(InvalidRequestException.class, e.getClass(), e.toString());
+                            assertEquals(InvalidRequestException.Reason.ALREADY_SUBSCRIBED,
+                                    ((InvalidRequestException) e).reason(), e.getMessage());
+                            assertTrue(e.getMessage().contains("already has a subscriber"), e.getMessage());
+                        })
+                        .verify(waitTime()))
+                .then(() -> client.send(text("still received")).subscribe())
+                .expectNext("still received")
+                .expectComplete()
+                .verify(waitTime());
+        closeAndAssertReleased();
+    }
+
     /** 500 messages of two sizes, well beyond the receive depth (64): credits or receives posted ahead pace them. */
     private void manyMessagesArriveWholeAndInOrder(boolean credits) {
         RdmaConnection s = connect(credits);

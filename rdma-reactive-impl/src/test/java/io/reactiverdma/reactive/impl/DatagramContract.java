@@ -68,11 +68,8 @@ abstract class DatagramContract {
     private final List<RdmaDatagramEndpoint> endpoints = new ArrayList<>();
     final List<Disposable> subscriptions = new ArrayList<>();
 
-    /** Starts the stack: sets {@link #engine}, the {@link #host} endpoints bind to and the {@link #wait} bound. */
-    abstract void open();
-
-    /** After every endpoint closed: stops the engine and the stack, and checks what only the stack can count. */
-    abstract void closeStack();
+    /** The stack under test: its engine, the address endpoints bind to, the step bound, what it counts. */
+    abstract StackFixture stack();
 
     /** The address handles the device holds, or -1 where the stack cannot count them (rxe: only the metric). */
     long deviceAddressHandles() {
@@ -81,7 +78,9 @@ abstract class DatagramContract {
 
     @BeforeEach
     final void start() {
-        open();
+        engine = stack().engine();
+        host = stack().host();
+        wait = stack().waitTime();
     }
 
     @AfterEach
@@ -93,6 +92,16 @@ abstract class DatagramContract {
             }
         } finally {
             closeStack();
+        }
+    }
+
+    /** After every endpoint closed: shuts the engine down, checks what the stack can count, closes it. */
+    private void closeStack() {
+        try {
+            engine.shutdown().block(wait);
+            stack().assertEverythingReleased();
+        } finally {
+            stack().close();
         }
     }
 
@@ -216,9 +225,6 @@ abstract class DatagramContract {
         // Nobody listens on this port: the SIDR request is rejected or times out, typed.
         StepVerifier.create(a.send(text("x"), new InetSocketAddress(host, 1)))
                 .expectError(RdmaConnectException.class)
-                .verify(wait);
-        StepVerifier.create(Flux.merge(b.receive(), b.receive()))
-                .expectError(IllegalStateException.class)
                 .verify(wait);
         // A full-size datagram is fine.
         subscriptions.add(b.receive().subscribe(RdmaDatagramMessage::release));
@@ -546,6 +552,29 @@ abstract class DatagramContract {
                 .verify(wait);
         StepVerifier.create(a.join(new InetSocketAddress("239.23.3.9", 0)))
                 .expectErrorSatisfies(e -> assertInstanceOf(ConnectionClosedException.class, e))
+                .verify(wait);
+    }
+
+    /**
+     * One subscriber at a time, as on a connection: a second concurrent {@code receive()} fails typed
+     * (ALREADY_SUBSCRIBED), and the first keeps receiving.
+     */
+    @Test
+    void aSecondConcurrentReceiveSubscriberFailsWithAlreadySubscribed() {
+        RdmaDatagramEndpoint a = bind();
+        RdmaDatagramEndpoint b = bind();
+        StepVerifier.create(b.receive().take(1).map(DatagramContract::text))
+                .then(() -> StepVerifier.create(b.receive())
+                        .expectErrorSatisfies(e -> {
+                            assertEquals(InvalidRequestException.class, e.getClass(), e.toString());
+                            assertEquals(InvalidRequestException.Reason.ALREADY_SUBSCRIBED,
+                                    ((InvalidRequestException) e).reason(), e.getMessage());
+                            assertTrue(e.getMessage().contains("already has a subscriber"), e.getMessage());
+                        })
+                        .verify(wait))
+                .then(() -> a.send(text("still received"), b.localAddress()).subscribe())
+                .expectNext("still received")
+                .expectComplete()
                 .verify(wait);
     }
 

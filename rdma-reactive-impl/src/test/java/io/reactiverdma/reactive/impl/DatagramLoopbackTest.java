@@ -1,6 +1,5 @@
 package io.reactiverdma.reactive.impl;
 
-import io.reactiverdma.cm.PortSpace;
 import io.reactiverdma.reactive.ConnectionClosedException;
 import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.RdmaConnectException;
@@ -13,8 +12,6 @@ import io.reactiverdma.reactive.impl.loopback.LoopbackCmId;
 import io.reactiverdma.reactive.impl.loopback.LoopbackQueuePair;
 import io.reactiverdma.reactive.impl.loopback.LoopbackResources.Kind;
 import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.BaseSubscriber;
@@ -23,7 +20,6 @@ import reactor.test.StepVerifier;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,30 +42,18 @@ class DatagramLoopbackTest extends DatagramContract {
     private static final Duration WAIT = Duration.ofSeconds(15);
     private static final String HOST = "10.77.0.1";
 
-    private LoopbackStack stack;
+    private final LoopbackStackFixture fixture = new LoopbackStackFixture(newStack(), HOST, WAIT);
+    private final LoopbackStack stack = fixture.stack();
 
     /** The loopback stack the tests run on (a subclass runs them on another mode of it). */
     LoopbackStack newStack() {
         return LoopbackStack.create();
     }
 
+    /** After the engine's shutdown: no resource of any kind and no address handle is left. */
     @Override
-    void open() {
-        stack = newStack();
-        engine = new RdmaEngine(stack);
-        host = HOST;
-        wait = WAIT;
-    }
-
-    @Override
-    void closeStack() {
-        try {
-            engine.shutdown().block(WAIT);
-            stack.resources().awaitReleased(WAIT); // every QP, CQ, id, registration, PD and channel
-            assertEquals(0, stack.liveAddressHandles(), "address handles left");
-        } finally {
-            stack.close();
-        }
+    StackFixture stack() {
+        return fixture;
     }
 
     @Override

@@ -1,23 +1,15 @@
 package io.reactiverdma.reactive.impl;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.reactiverdma.reactive.ConnectionClosedException;
-import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.RdmaConnectException;
 import io.reactiverdma.reactive.RdmaDatagram;
 import io.reactiverdma.reactive.RdmaDatagramEndpoint;
 import io.reactiverdma.reactive.RdmaDatagramMessage;
-import io.reactiverdma.reactive.RdmaOption;
-import io.reactiverdma.reactive.micrometer.MicrometerRdmaRecorder;
 import io.reactiverdma.testsupport.RxeTestSupport;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
-import reactor.test.StepVerifier;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -25,11 +17,8 @@ import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -51,20 +40,17 @@ class DatagramRxeTest extends DatagramContract {
 
     private final List<Process> processes = new ArrayList<>();
 
-    @Override
-    void open() {
-        host = RxeResources.requireDevice();
-        wait = RxeResources.WAIT;
-        engine = new RdmaEngine();
-    }
+    private final StackFixture stack = new RxeStackFixture(RxeResources.WAIT);
 
     @Override
-    void closeStack() {
-        try {
-            engine.shutdown().block(wait);
-        } finally {
-            processes.forEach(Process::destroyForcibly);
-        }
+    StackFixture stack() {
+        return stack;
+    }
+
+    /** The tools started as peers (JUnit runs this before the contract closes the endpoints and the engine). */
+    @AfterEach
+    void stopTools() {
+        processes.forEach(Process::destroyForcibly);
     }
 
     private RdmaDatagramEndpoint bind(int port) {

@@ -65,13 +65,20 @@ abstract class HandlerEndContract {
     private final Sinks.One<RdmaConnection> serverSide = Sinks.one();
     private RdmaConnection client;
 
-    abstract RdmaEngine engine();
+    /** The stack under test (its engine, device address, step time and close). */
+    abstract StackFixture stack();
 
-    /** The address of the stack's device. */
-    abstract String host();
+    private RdmaEngine engine() {
+        return stack().engine();
+    }
 
-    /** How long one step may take on this stack. */
-    abstract Duration waitBound();
+    private String host() {
+        return stack().host();
+    }
+
+    private Duration waitBound() {
+        return stack().waitTime();
+    }
 
     @BeforeEach
     void captureEngineLog() {
@@ -90,12 +97,8 @@ abstract class HandlerEndContract {
             }
         } finally {
             engineLogger.removeHandler(capture);
-            closeStack();
+            stack().close();
         }
-    }
-
-    /** After the server and the client are closed: closes what the subclass opened for the test. */
-    void closeStack() {
     }
 
     /** The connect timeout is the stack's step bound: a cold JVM's first connect under emulation takes longer than 10 s. */

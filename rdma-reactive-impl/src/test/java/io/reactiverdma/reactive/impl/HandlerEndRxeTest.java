@@ -3,25 +3,13 @@ package io.reactiverdma.reactive.impl;
 import io.reactiverdma.testsupport.RxeTestSupport;
 import org.junit.jupiter.api.Tag;
 
-import java.time.Duration;
-
 /** {@link HandlerEndContract} on rxe. */
 @Tag(RxeTestSupport.TAG)
 class HandlerEndRxeTest extends HandlerEndContract {
-    private final RdmaEngine engine = new RdmaEngine();
+    private final StackFixture stack = new RxeStackFixture(RxeResources.WAIT);
 
     @Override
-    RdmaEngine engine() {
-        return engine;
-    }
-
-    @Override
-    String host() {
-        return RxeResources.requireDevice();
-    }
-
-    @Override
-    Duration waitBound() {
-        return RxeResources.WAIT;
+    StackFixture stack() {
+        return stack;
     }
 }

@@ -19,9 +19,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Host names are resolved off the engine's one rdma_cm thread (B4.10): a lookup, slow or failing, of one
- * client or server never stalls connection set-up and teardown of the others. Shown with the rdma_cm thread
- * held: a connect or bind to a name that does not resolve fails, typed, while that thread is still busy.
- * Loopback only: holding the engine's rdma_cm thread needs the in-JVM engine.
+ * client, server, datagram endpoint or device memory never stalls connection set-up and teardown of the
+ * others. Shown with the rdma_cm thread held: a connect, bind, datagram bind or memory lookup of a name that
+ * does not resolve fails, typed, while that thread is still busy. Loopback only: holding the engine's
+ * rdma_cm thread needs the in-JVM engine.
  */
 @Timeout(60)
 class HostResolutionLoopbackTest {
@@ -74,6 +75,28 @@ class HostResolutionLoopbackTest {
                         conn -> conn.onDispose()))
                 .expectErrorSatisfies(e -> {
                     assertTrue(e instanceof RdmaException, e.toString());
+                    assertTrue(e.getMessage().contains(UNRESOLVABLE), e.getMessage());
+                })
+                .verify(WAIT);
+    }
+
+    @Test
+    void aDeviceMemoryLookupOfAHostThatDoesNotResolveFailsTypedWithoutTheRdmaCmThread() throws InterruptedException {
+        holdTheCmThread();
+        StepVerifier.create(engine.memory(UNRESOLVABLE))
+                .expectErrorSatisfies(e -> {
+                    assertEquals(RdmaException.class, e.getClass(), e.toString());
+                    assertTrue(e.getMessage().contains(UNRESOLVABLE), e.getMessage());
+                })
+                .verify(WAIT);
+    }
+
+    @Test
+    void aDatagramBindToAHostThatDoesNotResolveFailsTypedWithoutTheRdmaCmThread() throws InterruptedException {
+        holdTheCmThread();
+        StepVerifier.create(engine.bindDatagram(RdmaTransportConfig.defaults().withHost(UNRESOLVABLE).withPort(0)))
+                .expectErrorSatisfies(e -> {
+                    assertEquals(RdmaException.class, e.getClass(), e.toString());
                     assertTrue(e.getMessage().contains(UNRESOLVABLE), e.getMessage());
                 })
                 .verify(WAIT);

@@ -1,10 +1,14 @@
 package io.reactiverdma.reactive.impl;
 
+import io.reactiverdma.reactive.DeviceEvent;
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaClient;
 import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.RdmaMemory;
+import io.reactiverdma.reactive.RdmaResources;
 import io.reactiverdma.reactive.RdmaServer;
 import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
+import io.reactiverdma.verbs.AsyncEventType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -16,10 +20,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 /**
- * Two engines side by side through the public API ({@code runOn(engine)}), with no static selection: each on
- * its own loopback device, each with a server on the same port answering its own clients only. (On the
+ * Two engines side by side through the public API ({@code runOn(engine)}, and {@code RdmaResources}' forms
+ * that take the engine), with no static selection: each on its own loopback device, each with a server on the
+ * same port answering its own clients only. (On the
  * machine's devices two engines would share the kernel's rdma_cm port space, so this is a loopback test.)
  */
 @Timeout(60)
@@ -80,5 +88,54 @@ class RunOnLoopbackTest {
         answering(engineB, "B");
         StepVerifier.create(engineA.shutdown()).expectComplete().verify(WAIT);
         assertEquals("B", ask(engineB));
+    }
+
+    private static RdmaConnection connected(RdmaEngine engine) {
+        return RdmaClient.create().runOn(engine).host("127.0.0.1").port(PORT).connectNow(WAIT);
+    }
+
+    private static void close(RdmaConnection conn) {
+        conn.dispose();
+        conn.onDispose().block(WAIT);
+    }
+
+    @Test
+    void theDeviceMemoryOfAnEngineIsTheMemoryItsConnectionsUse() {
+        answering(engineA, "A");
+        RdmaMemory memory = RdmaResources.memory(engineA, "127.0.0.1").block(WAIT);
+        assertNotNull(memory);
+        RdmaConnection conn = connected(engineA);
+        try {
+            assertSame(memory, conn.memory(), "one protection domain per device and engine");
+        } finally {
+            close(conn);
+        }
+    }
+
+    @Test
+    void theDeviceEventsOfAnEngineAreThoseOfItsDevices() {
+        answering(engineA, "A");
+        assertEquals("A", ask(engineA)); // engine A opens the device when it first connects through it
+        StepVerifier.create(RdmaResources.deviceEvents(engineA).next())
+                .then(() -> stackA.faults().raisePortEvent(stackA.device("loopback0"), AsyncEventType.PORT_ERR, 1))
+                .expectNext(new DeviceEvent("loopback0", DeviceEvent.Type.PORT_ERROR, 1))
+                .expectComplete()
+                .verify(WAIT);
+    }
+
+    @Test
+    void disposeLaterOfAnEngineClosesThatEnginesConnectionsOnly() {
+        answering(engineA, "A");
+        answering(engineB, "B");
+        RdmaConnection a = connected(engineA);
+        RdmaConnection b = connected(engineB);
+        try {
+            StepVerifier.create(RdmaResources.disposeLater(engineA)).expectComplete().verify(WAIT);
+            StepVerifier.create(a.onDispose()).expectComplete().verify(WAIT);
+            assertFalse(b.isDisposed(), "engine B's connection stays open");
+            assertEquals("B", ask(engineB));
+        } finally {
+            close(b);
+        }
     }
 }

@@ -20,6 +20,11 @@ final class RxeStackFixture extends StackFixture {
     }
 
     @Override
+    RdmaEngine newEngine() {
+        return new RdmaEngine();
+    }
+
+    @Override
     String host() {
         return RxeResources.requireDevice();
     }

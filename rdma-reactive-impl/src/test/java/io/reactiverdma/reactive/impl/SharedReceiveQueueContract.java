@@ -41,14 +41,20 @@ abstract class SharedReceiveQueueContract {
     private final List<RdmaConnection> clients = new ArrayList<>();
     private DisposableRdmaServer server;
 
-    /** The engine under test, on the stack of the subclass. */
-    protected abstract RdmaEngine engine();
+    /** The stack under test (its engine, device address, the time the whole exchange may take, and close). */
+    protected abstract StackFixture stack();
 
-    /** The address of the stack's device. */
-    protected abstract String host();
+    private RdmaEngine engine() {
+        return stack().engine();
+    }
 
-    /** How long the whole exchange may take on this stack. */
-    protected abstract Duration waitTime();
+    private String host() {
+        return stack().host();
+    }
+
+    private Duration waitTime() {
+        return stack().waitTime();
+    }
 
     /** How many connections are open at once. */
     protected abstract int connections();
@@ -56,8 +62,9 @@ abstract class SharedReceiveQueueContract {
     /** The shared receive queue's depth in the SRQ test (fewer buffers than connections). */
     protected abstract int srqDepth();
 
-    /** Called after each test, after its connections and server were closed: closes what the subclass opened. */
+    /** Called after each test, after its connections and server were closed: closes the stack. */
     protected void closeStack() {
+        stack().close();
     }
 
     @AfterEach

@@ -7,7 +7,6 @@ import io.reactiverdma.reactive.RdmaMetricsRecorder;
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaTransportConfig;
 import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
@@ -44,8 +43,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SharedReceiveQueueLoopbackTest extends SharedReceiveQueueContract {
     static final Duration WAIT = Duration.ofSeconds(60);
 
-    private LoopbackStack stack;
-    private RdmaEngine engine;
+    private final LoopbackStackFixture fixture = new LoopbackStackFixture(WAIT);
+    private final LoopbackStack stack = fixture.stack();
+    private final RdmaEngine engine = fixture.engine();
     private DisposableRdmaServer server;
 
     /** Only the receive memory matters here; it keeps the current and the highest value. */
@@ -88,25 +88,9 @@ class SharedReceiveQueueLoopbackTest extends SharedReceiveQueueContract {
         }
     }
 
-    @BeforeEach
-    void start() {
-        stack = LoopbackStack.create();
-        engine = new RdmaEngine(stack);
-    }
-
     @Override
-    protected RdmaEngine engine() {
-        return engine;
-    }
-
-    @Override
-    protected String host() {
-        return "127.0.0.1";
-    }
-
-    @Override
-    protected Duration waitTime() {
-        return WAIT;
+    protected StackFixture stack() {
+        return fixture;
     }
 
     @Override
@@ -126,7 +110,7 @@ class SharedReceiveQueueLoopbackTest extends SharedReceiveQueueContract {
                 server.disposeNow(Duration.ofSeconds(15));
             }
         } finally {
-            stack.close();
+            super.closeStack();
         }
     }
 

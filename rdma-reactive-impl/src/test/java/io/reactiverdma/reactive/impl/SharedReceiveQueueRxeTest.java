@@ -11,21 +11,11 @@ import java.time.Duration;
  */
 @Tag(RxeTestSupport.TAG)
 class SharedReceiveQueueRxeTest extends SharedReceiveQueueContract {
-    private static final RdmaEngine ENGINE = new RdmaEngine();
+    private final StackFixture stack = new RxeStackFixture(Duration.ofMinutes(3));
 
     @Override
-    protected RdmaEngine engine() {
-        return ENGINE;
-    }
-
-    @Override
-    protected String host() {
-        return RxeResources.requireDevice();
-    }
-
-    @Override
-    protected Duration waitTime() {
-        return Duration.ofMinutes(3);
+    protected StackFixture stack() {
+        return stack;
     }
 
     @Override

@@ -39,21 +39,24 @@ abstract class ShutdownContract {
     private DisposableRdmaServer server;
     private RdmaConnection client;
 
-    /** A new engine on the stack of the subclass. */
-    protected abstract RdmaEngine newEngine();
+    /** The stack under test (new engines on it, its device address, step time, resource check and close). */
+    protected abstract StackFixture stack();
 
-    /** The address of the stack's device. */
-    protected abstract String host();
-
-    /** How long one step may take on this stack. */
-    protected abstract Duration waitTime();
-
-    /** Called after both engines were shut down: checks that the stack holds nothing of them, where it can. */
-    protected void assertEverythingReleased() {
+    private RdmaEngine newEngine() {
+        return stack().newEngine();
     }
 
-    /** Called after each test, after the engines were shut down: closes what the subclass opened. */
-    protected void closeStack() {
+    private String host() {
+        return stack().host();
+    }
+
+    private Duration waitTime() {
+        return stack().waitTime();
+    }
+
+    /** Both engines were shut down: the stack holds nothing of them, where it can count. */
+    private void assertEverythingReleased() {
+        stack().assertEverythingReleased();
     }
 
     private RdmaEngine serverEngine() {
@@ -83,7 +86,7 @@ abstract class ShutdownContract {
                 serverEngine.shutdown().block(waitTime());
             }
         } finally {
-            closeStack();
+            stack().close();
         }
     }
 

@@ -11,6 +11,7 @@ import io.reactiverdma.reactive.RdmaTransportConfig;
 import io.reactiverdma.reactive.impl.loopback.LoopbackResources.Kind;
 import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
 import io.reactiverdma.verbs.AsyncEventType;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Mono;
@@ -32,38 +33,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ShutdownLoopbackTest extends ShutdownContract {
     static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final LoopbackStack stack = LoopbackStack.create();
-    private final RdmaEngine serverEngine = new RdmaEngine(stack);
-    private final RdmaEngine clientEngine = new RdmaEngine(stack);
+    private final LoopbackStackFixture fixture = new LoopbackStackFixture(WAIT);
+    private final LoopbackStack stack = fixture.stack();
+    private final RdmaEngine serverEngine = fixture.newEngine();
+    private final RdmaEngine clientEngine = fixture.newEngine();
 
     @Override
-    protected RdmaEngine newEngine() {
-        return new RdmaEngine(stack);
+    protected StackFixture stack() {
+        return fixture;
     }
 
-    @Override
-    protected String host() {
-        return "127.0.0.1";
-    }
-
-    @Override
-    protected Duration waitTime() {
-        return WAIT;
-    }
-
-    @Override
-    protected void assertEverythingReleased() {
-        stack.resources().awaitReleased(WAIT); // no kind ignored: PDs, registrations, CQs, ids, channels
-    }
-
-    @Override
-    protected void closeStack() {
-        try {
-            clientEngine.shutdown().block(WAIT);
-            serverEngine.shutdown().block(WAIT);
-        } finally {
-            stack.close();
-        }
+    /** The loopback's own tests' engines (JUnit runs this before the contract closes the stack). */
+    @AfterEach
+    void shutDownOwnEngines() {
+        clientEngine.shutdown().block(WAIT);
+        serverEngine.shutdown().block(WAIT);
     }
 
     private static RdmaTransportConfig config() {

@@ -8,18 +8,10 @@ import java.time.Duration;
 /** {@link ShutdownContract} on a real device (rxe in the VM). */
 @Tag(RxeTestSupport.TAG)
 class ShutdownRxeTest extends ShutdownContract {
-    @Override
-    protected RdmaEngine newEngine() {
-        return new RdmaEngine();
-    }
+    private final StackFixture stack = new RxeStackFixture(Duration.ofSeconds(30));
 
     @Override
-    protected String host() {
-        return RxeResources.requireDevice();
-    }
-
-    @Override
-    protected Duration waitTime() {
-        return Duration.ofSeconds(30);
+    protected StackFixture stack() {
+        return stack;
     }
 }

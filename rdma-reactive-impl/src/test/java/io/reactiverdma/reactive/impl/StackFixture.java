@@ -11,6 +11,9 @@ abstract class StackFixture {
     /** The engine under test, on this stack. */
     abstract RdmaEngine engine();
 
+    /** A further engine on this stack, for a test that shuts engines down (the caller shuts it down). */
+    abstract RdmaEngine newEngine();
+
     /** The address of the stack's device. */
     abstract String host();
 
@@ -23,6 +26,13 @@ abstract class StackFixture {
      * them (the loopback device can; rxe cannot, so it does nothing).
      */
     void assertConnectionResourcesReleased() {
+    }
+
+    /**
+     * Called after a test shut down every engine it used: waits until the stack holds nothing of them, of any
+     * kind, where it can count (the loopback device can; rxe cannot, so it does nothing).
+     */
+    void assertEverythingReleased() {
     }
 
     /** Called after each test, after the suite closed what it opened: closes what the fixture opened. */

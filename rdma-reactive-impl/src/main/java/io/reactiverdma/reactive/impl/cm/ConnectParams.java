@@ -18,8 +18,8 @@ import java.net.UnknownHostException;
 import java.util.regex.Pattern;
 
 /**
- * What a configuration asks of rdma_cm: the address to connect to or listen on, and the conn params. Host
- * names are resolved before the work reaches the rdma_cm thread, on Reactor's bounded-elastic threads: that
+ * What a configuration asks of rdma_cm: the address to connect to or listen on (a server's, a datagram
+ * endpoint's), and the conn params. Host names are resolved before the work reaches the rdma_cm thread, on Reactor's bounded-elastic threads: that
  * one thread serves every client and server of the engine, and a slow lookup there would stall them all.
  */
 public final class ConnectParams {
@@ -72,12 +72,12 @@ public final class ConnectParams {
     }
 
     /** An IP literal resolves without a lookup, so at once; a name on a thread that may block. */
-    private static <T> Mono<T> offTheCmThread(boolean literal, java.util.concurrent.Callable<T> resolve) {
+    static <T> Mono<T> offTheCmThread(boolean literal, java.util.concurrent.Callable<T> resolve) {
         Mono<T> resolved = Mono.fromCallable(resolve);
         return literal ? resolved : resolved.subscribeOn(Schedulers.boundedElastic());
     }
 
-    private static boolean literal(String host) {
+    static boolean literal(String host) {
         return host.indexOf(':') >= 0 || IPV4_LITERAL.matcher(host).matches();
     }
 

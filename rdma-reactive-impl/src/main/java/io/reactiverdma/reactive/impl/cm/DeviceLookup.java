@@ -5,40 +5,63 @@ import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.impl.verbs.CmId;
 import io.reactiverdma.reactive.impl.verbs.Device;
 import io.reactiverdma.reactive.impl.verbs.RdmaStack;
+import reactor.core.publisher.Mono;
+import reactor.util.annotation.Nullable;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 
-/** Finds a device without a connection: by its name, or by an address of its netdev (rdma_cm's binding). */
+/**
+ * Finds a device without a connection: by its name, or by an address of its netdev (rdma_cm's binding). The
+ * name or address is looked up before the work reaches the rdma_cm thread (as a client's or server's host is,
+ * see {@link ConnectParams}): a slow DNS answer must not stall every connection of the engine.
+ */
 public final class DeviceLookup {
     private DeviceLookup() {
     }
 
+    /** What {@code addressOrDevice} named: a device, or else an address of one. */
+    public record Target(String addressOrDevice, @Nullable Device device, @Nullable InetAddress address) {
+    }
+
     /**
-     * rdma_cm thread: the device named {@code addressOrDevice}, else the one an rdma_cm id bound to that
-     * address resolves to (the id is destroyed again).
-     *
-     * @throws RdmaException when neither finds one
+     * The device named {@code addressOrDevice}, else its address resolved: at once for an IP literal, otherwise
+     * on a thread that may block (never the rdma_cm thread). Fails with {@link RdmaException} when it is
+     * neither a device's name nor an address.
      */
-    public static Device find(RdmaStack stack, CmEventLoop cm, String addressOrDevice) {
-        for (Device d : stack.devices()) {
-            if (d.name().equals(addressOrDevice)) {
-                return d;
+    public static Mono<Target> target(RdmaStack stack, String addressOrDevice) {
+        return ConnectParams.offTheCmThread(ConnectParams.literal(addressOrDevice), () -> {
+            for (Device d : stack.devices()) {
+                if (d.name().equals(addressOrDevice)) {
+                    return new Target(addressOrDevice, d, null);
+                }
             }
-        }
-        InetAddress ip;
-        try {
-            ip = InetAddress.getByName(addressOrDevice);
-        } catch (UnknownHostException e) {
-            throw new RdmaException("no RDMA device is named " + addressOrDevice + ", and it is no address either", e);
+            try {
+                return new Target(addressOrDevice, null, InetAddress.getByName(addressOrDevice));
+            } catch (UnknownHostException e) {
+                throw new RdmaException("no RDMA device is named " + addressOrDevice + ", and it is no address either",
+                        e);
+            }
+        });
+    }
+
+    /**
+     * rdma_cm thread: the device {@code target} names, else the one an rdma_cm id bound to its address resolves
+     * to (the id is destroyed again).
+     *
+     * @throws RdmaException when no device has that address
+     */
+    public static Device find(CmEventLoop cm, Target target) {
+        if (target.device() != null) {
+            return target.device();
         }
         CmId id = cm.channel().createId(PortSpace.TCP);
         try {
-            id.bind(new InetSocketAddress(ip, 0));
+            id.bind(new InetSocketAddress(target.address(), 0));
             return id.device();
         } catch (RuntimeException e) {
-            throw new RdmaException("no RDMA device is named " + addressOrDevice + " or has that address: "
+            throw new RdmaException("no RDMA device is named " + target.addressOrDevice() + " or has that address: "
                     + e.getMessage(), e);
         } finally {
             id.close();

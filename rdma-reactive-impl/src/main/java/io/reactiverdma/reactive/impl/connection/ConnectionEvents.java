@@ -4,16 +4,21 @@ import io.reactiverdma.reactive.impl.completion.CompletionPoller;
 
 import io.reactiverdma.reactive.ConnectionEvent;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
+import java.net.InetSocketAddress;
+
 /**
- * One connection's events, in order: every event is emitted on the connection's poller thread (a hand-over
- * from the rdma_cm thread, inline on the poller), replayed to each subscriber of {@link #flux()}, and
- * forwarded to a listener (a server forwards them to its own {@code connectionEvents()}).
+ * One connection's events, in order, and its end: every event is emitted on the connection's poller thread (a
+ * hand-over from the rdma_cm thread, inline on the poller), replayed to each subscriber of {@link #flux()},
+ * and forwarded to a listener (a server forwards them to its own {@code connectionEvents()}); CLOSED is the
+ * last, after which the events complete and then {@link #onDispose()}.
  */
 final class ConnectionEvents {
     private final CompletionPoller poller;
     private final Sinks.Many<ConnectionEvent> events = Sinks.many().replay().all();
+    private final Sinks.Empty<Void> disposed = Sinks.empty();
     private volatile EngineConnection.ConnectionEventListener listener;
 
     ConnectionEvents(CompletionPoller poller) {
@@ -39,10 +44,18 @@ final class ConnectionEvents {
         }
     }
 
-    /** Poller thread: the last event was emitted. */
-    void complete() {
-        assert OwnerThread.check(poller);
-        events.tryEmitComplete();
+    /** Any thread: CLOSED on the poller thread, behind every event still queued there; then the end. */
+    void announceClosed(InetSocketAddress remote) {
+        poller.run(() -> {
+            emitNow(new ConnectionEvent(ConnectionEvent.Type.CLOSED, 0, null, remote), true);
+            events.tryEmitComplete();
+            disposed.tryEmitEmpty();
+        });
+    }
+
+    /** Completes after CLOSED was emitted and the events completed. */
+    Mono<Void> onDispose() {
+        return disposed.asMono();
     }
 
     Flux<ConnectionEvent> flux() {

@@ -13,7 +13,6 @@ import io.reactiverdma.reactive.impl.device.QueuePairOwner;
 import io.reactiverdma.reactive.impl.verbs.CmEventInfo;
 import io.reactiverdma.verbs.AsyncEventType;
 import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
-import io.reactiverdma.reactive.impl.support.CmEvents;
 import io.reactiverdma.reactive.impl.support.EngineLog;
 
 import io.reactiverdma.reactive.ConnectionClosedException;
@@ -26,7 +25,6 @@ import io.reactiverdma.reactive.RdmaTransportConfig;
 import io.reactiverdma.reactive.impl.verbs.CmId;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 
 import java.net.InetSocketAddress;
 
@@ -47,7 +45,8 @@ import java.net.InetSocketAddress;
  * CQ reservation go back, CLOSED is emitted and {@link #onDispose()} completes ({@link CloseSequence}).
  *
  * <p>Set-up: {@link PeerAgreement} (what was agreed with the peer), {@link UnacceptedRejection} (a server's
- * close before its accept); completions are routed by {@link ConnectionCompletions}; events are kept by
+ * close before its accept); completions are routed by {@link ConnectionCompletions}; rdma_cm's events are
+ * acted on by {@link ConnectionCmEvents}; events and the end ({@code onDispose()}) are kept by
  * {@link ConnectionEvents}. Poller-owned methods assert they run on the owner thread ({@link OwnerThread}).
  */
 public final class EngineConnection implements CompletionTarget, PollerClient, QueuePairOwner {
@@ -69,7 +68,6 @@ public final class EngineConnection implements CompletionTarget, PollerClient, Q
     private final InetSocketAddress localAddress;
     private final InetSocketAddress remoteAddress;
     private final ConnectionEvents events;
-    private final Sinks.Empty<Void> disposed = Sinks.empty();
     /** A server connection's reject of its peer when it closes before the accept. */
     final UnacceptedRejection unaccepted;
     final CloseSequence closing = new CloseSequence(this);
@@ -187,21 +185,9 @@ public final class EngineConnection implements CompletionTarget, PollerClient, Q
         events.emit(e, forward);
     }
 
-    /** rdma_cm events for this connection's id once it is set up (rdma_cm thread). */
+    /** rdma_cm events for this connection's id once it is set up (rdma_cm thread): {@link ConnectionCmEvents}. */
     public void onCmEvent(CmEventInfo e) {
-        emit(new ConnectionEvent(CmEvents.map(e.type()), e.status(), e.privateDataTrimmed(), remoteAddress));
-        switch (e.type()) {
-            case ESTABLISHED -> established(null, null);
-            case DISCONNECTED -> closeFromAnyThread(null);
-            case DEVICE_REMOVAL -> {
-                closeFromAnyThread(new ConnectionClosedException(description + ": the RDMA device was removed"));
-                resources.device.removed();
-            }
-            case REJECTED, UNREACHABLE, CONNECT_ERROR -> closeFromAnyThread(new ConnectionClosedException(
-                    description + ": connection failed: " + e));
-            default -> {
-            }
-        }
+        ConnectionCmEvents.on(this, e);
     }
 
     /**
@@ -361,11 +347,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient, Q
 
     /** Poller thread, the close sequence's last step: CLOSED, behind every event still queued, then the end. */
     void announceClosed() {
-        poller.run(() -> {
-            events.emitNow(new ConnectionEvent(ConnectionEvent.Type.CLOSED, 0, null, remoteAddress), true);
-            events.complete();
-            disposed.tryEmitEmpty();
-        });
+        events.announceClosed(remoteAddress);
     }
 
     public Flux<ConnectionEvent> events() {
@@ -385,7 +367,7 @@ public final class EngineConnection implements CompletionTarget, PollerClient, Q
     }
 
     public Mono<Void> onDispose() {
-        return disposed.asMono();
+        return events.onDispose();
     }
 
     /** Poller thread. */

@@ -1,5 +1,6 @@
 package io.reactiverdma.reactive.impl.connection;
 
+import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.RdmaMessage;
 import io.reactiverdma.reactive.impl.completion.CompletionPoller;
 import io.reactiverdma.reactive.impl.completion.PendingOperation;
@@ -143,7 +144,8 @@ final class ReceiveQueue {
     void subscribe(FluxSink<Object> s, Function<? super RdmaMessage, ?> decoder, Scheduler callbacks) {
         assert OwnerThread.check(poller);
         if (sink != null) {
-            s.error(new IllegalStateException(description + ": receive() already has a subscriber"));
+            s.error(new InvalidRequestException(InvalidRequestException.Reason.ALREADY_SUBSCRIBED, description
+                    + ": receive() already has a subscriber"));
             return;
         }
         sink = s;

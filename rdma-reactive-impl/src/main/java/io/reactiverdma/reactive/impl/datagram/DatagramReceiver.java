@@ -4,6 +4,7 @@ import io.reactiverdma.reactive.RdmaMetricsRecorder.DatagramOutcome;
 import io.reactiverdma.reactive.impl.completion.CompletionPoller;
 import io.reactiverdma.reactive.impl.completion.CompletionTarget;
 import io.reactiverdma.reactive.impl.completion.PendingOperations;
+import io.reactiverdma.reactive.impl.connection.OwnerThread;
 import io.reactiverdma.reactive.impl.connection.ReceiveRing;
 import io.reactiverdma.reactive.impl.device.BufferPool;
 import io.reactiverdma.reactive.impl.device.EngineBuffer;
@@ -11,6 +12,7 @@ import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
 import io.reactiverdma.reactive.impl.verbs.QueuePair;
 import io.reactiverdma.verbs.WcFlags;
 import io.reactiverdma.verbs.WcStatus;
+import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.RdmaDatagramMessage;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
@@ -26,11 +28,11 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * The receive side of a datagram endpoint, owned by its poller thread: the receive buffers (slices of one
- * registered slab, each 40 bytes of GRH then up to the MTU of payload) on the engine's {@link ReceiveRing},
- * so released buffers are posted again in chains, once an eighth of them is free (or half of them is not
- * posted), at the end of a poller cycle; the GRH read to route each datagram to the {@code receive()}
- * stream or its group's stream; and what nobody takes dropped and counted.
+ * The receive side of a datagram endpoint, owned by its poller thread (asserted: {@link OwnerThread}): the
+ * receive buffers (slices of one registered slab, each 40 bytes of GRH then up to the MTU of payload) on the
+ * engine's {@link ReceiveRing}, so released buffers are posted again in chains, once an eighth of them is
+ * free (or half of them is not posted), at the end of a poller cycle; the GRH read to route each datagram to
+ * the {@code receive()} stream or its group's stream; and what nobody takes dropped and counted.
  */
 final class DatagramReceiver {
     private final String description;
@@ -97,7 +99,8 @@ final class DatagramReceiver {
             DatagramStream s = newStream(sink);
             poller.execute(() -> {
                 if (!subscribe(s)) {
-                    sink.error(new IllegalStateException("receive() of " + description + " already has a subscriber"));
+                    sink.error(new InvalidRequestException(InvalidRequestException.Reason.ALREADY_SUBSCRIBED,
+                            "receive() of " + description + " already has a subscriber"));
                 }
             });
             sink.onRequest(n -> poller.execute(() -> s.request(n)));
@@ -113,6 +116,7 @@ final class DatagramReceiver {
      * posted to risk waiting. Returns the receives posted. End of a poller cycle.
      */
     int post() {
+        assert OwnerThread.check(poller);
         int free = ring.freeCount();
         if (closed || free == 0 || (free < repostBatch && posted > ring.depth() / 2)) {
             return 0;
@@ -129,6 +133,7 @@ final class DatagramReceiver {
 
     /** A posted receive completed into buffer {@code index}. */
     void completed(int index, int status, int byteLen, int imm, int wcFlags, int sourceQpn) {
+        assert OwnerThread.check(poller);
         posted--;
         if (status != WcStatus.SUCCESS.value()) {
             ring.free(index);
@@ -158,6 +163,7 @@ final class DatagramReceiver {
 
     /** A datagram was released: its buffer is posted again by a coming flush (or kept once closed). */
     void released(EngineDatagram d) {
+        assert OwnerThread.check(poller);
         ring.giveBack(d.index, d.generation);
         slab.unretain();
         if (!closed) {
@@ -174,6 +180,7 @@ final class DatagramReceiver {
 
     /** A new {@code receive()} subscriber; false when another one is subscribed. */
     private boolean subscribe(DatagramStream s) {
+        assert OwnerThread.check(poller);
         if (closed) {
             s.complete();
             return true;
@@ -193,6 +200,7 @@ final class DatagramReceiver {
     }
 
     private void unsubscribe(DatagramStream s) {
+        assert OwnerThread.check(poller);
         if (unicast == s) {
             unicast = null;
         }
@@ -201,6 +209,7 @@ final class DatagramReceiver {
 
     /** Datagrams to {@code group} go to {@code s} from now on. */
     void joinStream(InetAddress group, DatagramStream s) {
+        assert OwnerThread.check(poller);
         if (closed) {
             s.complete();
         } else {
@@ -211,6 +220,7 @@ final class DatagramReceiver {
 
     /** The group's subscriber left, or its join failed ({@code error}, else null). */
     void leaveStream(InetAddress group, DatagramStream s, @Nullable Throwable error) {
+        assert OwnerThread.check(poller);
         groups.remove(group, s);
         if (error != null) {
             s.error(error);
@@ -221,6 +231,7 @@ final class DatagramReceiver {
 
     /** The endpoint closes: nothing is posted any more; every stream completes. */
     void close() {
+        assert OwnerThread.check(poller);
         closed = true;
         if (unicast != null) {
             unicast.complete();
@@ -234,6 +245,7 @@ final class DatagramReceiver {
 
     /** The poller failed: no posted receive will complete any more. */
     void abandonPosted() {
+        assert OwnerThread.check(poller);
         posted = 0;
     }
 

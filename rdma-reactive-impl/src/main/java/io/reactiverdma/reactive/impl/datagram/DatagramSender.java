@@ -3,9 +3,11 @@ package io.reactiverdma.reactive.impl.datagram;
 import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.InvalidRequestException.Reason;
 import io.reactiverdma.reactive.RdmaException;
+import io.reactiverdma.reactive.impl.completion.CompletionPoller;
 import io.reactiverdma.reactive.impl.completion.CompletionTarget;
 import io.reactiverdma.reactive.impl.completion.PendingOperation;
 import io.reactiverdma.reactive.impl.completion.PendingOperations;
+import io.reactiverdma.reactive.impl.connection.OwnerThread;
 import io.reactiverdma.reactive.impl.connection.PostedRequests;
 import io.reactiverdma.reactive.impl.device.BufferPool;
 import io.reactiverdma.reactive.impl.device.EngineBuffer;
@@ -23,11 +25,11 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * The send side of a datagram endpoint, owned by its poller thread, built as a connection's: a send submitted
- * only asks for a flush at the end of the poller's cycle, which posts every waiting send the send queue has
- * room for as one chain (one {@code ibv_post_send}); one request in {@code SIGNAL_INTERVAL}, and the last of
- * every chain, asks for a completion. A copied send is staged in one of {@code SEND_QUEUE_DEPTH} registered
- * slots; a registered buffer is posted as it is.
+ * The send side of a datagram endpoint, owned by its poller thread (asserted: {@link OwnerThread}), built as
+ * a connection's: a send submitted only asks for a flush at the end of the poller's cycle, which posts every
+ * waiting send the send queue has room for as one chain (one {@code ibv_post_send}); one request in {@code
+ * SIGNAL_INTERVAL}, and the last of every chain, asks for a completion. A copied send is staged in one of
+ * {@code SEND_QUEUE_DEPTH} registered slots; a registered buffer is posted as it is.
  *
  * <p>Every posted request is kept in post order, in the connection path's {@link PostedRequests}. A UD send
  * queue completes in order, and a request that fails or is flushed gives its own completion whether signalled
@@ -39,6 +41,7 @@ import java.util.function.Supplier;
 final class DatagramSender {
     private final String description;
     private final QueuePair qp;
+    private final CompletionPoller poller;
     private final PendingOperations pending;
     private final CompletionTarget target;
     private final EngineMetrics metrics;
@@ -60,9 +63,10 @@ final class DatagramSender {
     private boolean closed;
 
     DatagramSender(String description, BufferPool pool, int depth, int slotSize, int signalInterval, QueuePair qp,
-            PendingOperations pending, CompletionTarget target, EngineMetrics metrics, Runnable flushRequest,
-            Consumer<Throwable> postFailed, Supplier<RdmaException> closedError) {
+            CompletionPoller poller, PendingOperations pending, CompletionTarget target, EngineMetrics metrics,
+            Runnable flushRequest, Consumer<Throwable> postFailed, Supplier<RdmaException> closedError) {
         this.description = description;
+        this.poller = poller;
         this.qp = qp;
         this.pending = pending;
         this.target = target;
@@ -90,6 +94,7 @@ final class DatagramSender {
 
     /** Queues {@code send} for the next flush (it holds its destination, and is refused if that is retired). */
     void submit(DatagramSend send) {
+        assert OwnerThread.check(poller);
         if (closed) {
             send.refused(closedError.get());
         } else if (send.destination.isGroup() && send.destination.isRetired()) {
@@ -102,6 +107,7 @@ final class DatagramSender {
 
     /** Posts the waiting sends the send queue has room for, as one chain; returns the requests posted. */
     int flush() {
+        assert OwnerThread.check(poller);
         if (closed || waiting.isEmpty() || posted.count() == depth) {
             return 0;
         }
@@ -188,6 +194,7 @@ final class DatagramSender {
 
     /** A completion for {@code p}: the requests posted before it were sent, then {@code p} has {@code status}. */
     void completed(PendingOperation p, int status, int vendorErr) {
+        assert OwnerThread.check(poller);
         boolean success = status == WcStatus.SUCCESS.value();
         boolean flushed = status == WcStatus.WR_FLUSH_ERR.value();
         // A flush after the close is the close's doing: "closed", as for connections; else the device's status.
@@ -231,6 +238,7 @@ final class DatagramSender {
 
     /** The endpoint closes: waiting sends fail as closed; posted ones end with their flush. */
     void close() {
+        assert OwnerThread.check(poller);
         closed = true;
         DatagramSend send;
         while ((send = waiting.poll()) != null) {
@@ -240,6 +248,7 @@ final class DatagramSender {
 
     /** The poller failed: no completion will come; what is posted fails as closed. */
     void abandonPosted() {
+        assert OwnerThread.check(poller);
         close();
         posted.abandonAll();
     }

@@ -19,6 +19,7 @@ import io.reactiverdma.reactive.impl.completion.CompletionQueueHandle;
 import io.reactiverdma.reactive.impl.completion.CompletionTarget;
 import io.reactiverdma.reactive.impl.completion.PendingOperation;
 import io.reactiverdma.reactive.impl.completion.PollerClient;
+import io.reactiverdma.reactive.impl.connection.OwnerThread;
 import io.reactiverdma.reactive.impl.device.DeviceResources;
 import io.reactiverdma.reactive.impl.device.QueuePairOwner;
 import io.reactiverdma.reactive.impl.metrics.EngineMetrics;
@@ -67,8 +68,8 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
     private final CompletionQueueHandle cqh;
     private final QueuePair qp;
     private final CompletionPoller poller;
-    private final DatagramReceiver receiver;
-    private final DatagramSender sender;
+    final DatagramReceiver receiver;
+    final DatagramSender sender;
     private final PeerDirectory peers;
     private final MulticastMembership groups;
     private final DatagramRequests requests;
@@ -80,14 +81,12 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
     private boolean finished;
 
     /**
-     * Opens an endpoint as {@link io.reactiverdma.reactive.RdmaDatagram#bind()} documents. rdma_cm thread;
-     * throws after releasing what it made.
+     * Opens an endpoint at {@code local} (the configured host, resolved before: not on this thread) as
+     * {@link io.reactiverdma.reactive.RdmaDatagram#bind()} documents. rdma_cm thread; throws after releasing
+     * what it made.
      */
-    public static EngineDatagramEndpoint open(EngineContext engine, CmEventLoop cm, RdmaTransportConfig config) {
-        InetSocketAddress local = new InetSocketAddress(config.host(), config.port());
-        if (local.isUnresolved()) {
-            throw new RdmaException("cannot bind a datagram endpoint: host " + config.host() + " does not resolve");
-        }
+    public static EngineDatagramEndpoint open(EngineContext engine, CmEventLoop cm, RdmaTransportConfig config,
+            InetSocketAddress local) {
         CmId data = null;
         CmId listen = null;
         CompletionQueueHandle cqh = null;
@@ -146,7 +145,7 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
             r = new DatagramReceiver(toString(), device.pool, receiveDepth, mtu + Grh.SIZE, qp, cqh.pending, this,
                     poller, metrics, this::requestFlush, this::postRefused, config.callbackScheduler());
             this.sender = new DatagramSender(toString(), device.pool, sendDepth, maxMessageSize,
-                    config.option(RdmaOption.SIGNAL_INTERVAL), qp, cqh.pending, this, metrics, this::requestFlush,
+                    config.option(RdmaOption.SIGNAL_INTERVAL), qp, poller, cqh.pending, this, metrics, this::requestFlush,
                     this::postRefused, EngineDatagramEndpoint::closedError);
             listenId.listen(LISTEN_BACKLOG);
         } catch (RuntimeException e) {
@@ -269,6 +268,7 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
     /** End of a poller cycle: returned receive buffers and waiting sends, each as one chained post. */
     @Override
     public int flush() {
+        assert OwnerThread.check(poller);
         flushRequested = false;
         return receiver.post() + sender.flush();
     }

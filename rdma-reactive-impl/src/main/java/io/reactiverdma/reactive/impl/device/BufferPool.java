@@ -1,5 +1,6 @@
 package io.reactiverdma.reactive.impl.device;
 
+import io.reactiverdma.reactive.ConnectionClosedException;
 import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.RdmaException;
 import io.reactiverdma.reactive.RdmaMemory;
@@ -302,9 +303,9 @@ public final class BufferPool implements RdmaMemory {
         return description;
     }
 
-    InvalidRequestException closedError() {
-        return new InvalidRequestException(InvalidRequestException.Reason.CONNECTION_CLOSED,
-                "the buffer pool of " + description + " is closed");
+    /** Closed is reported as for a closed connection: one type for "closed". */
+    ConnectionClosedException closedError() {
+        return new ConnectionClosedException("the buffer pool of " + description + " is closed");
     }
 
     private void ensureOpen() {

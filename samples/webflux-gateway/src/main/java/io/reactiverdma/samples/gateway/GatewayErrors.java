@@ -52,7 +52,6 @@ public class GatewayErrors {
         if (t instanceof InvalidRequestException e) {
             return switch (e.reason()) {
                 case MESSAGE_TOO_LARGE -> HttpStatus.PAYLOAD_TOO_LARGE;
-                case CONNECTION_CLOSED -> HttpStatus.SERVICE_UNAVAILABLE;
                 default -> HttpStatus.INTERNAL_SERVER_ERROR; // a request the gateway should not have made
             };
         }
