@@ -16,7 +16,9 @@ import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketConnector;
 import io.rsocket.core.RSocketServer;
+import io.rsocket.frame.decoder.PayloadDecoder;
 import io.rsocket.transport.ClientTransport;
+import io.rsocket.transport.ServerTransport;
 import io.rsocket.transport.netty.client.TcpClientTransport;
 import io.rsocket.transport.netty.server.TcpServerTransport;
 import io.rsocket.util.ByteBufPayload;
@@ -28,12 +30,14 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
 
 /**
  * The harness of {@code scripts/bench-rsocket-vm}: one JVM is the server, another the client, on the same
@@ -49,7 +53,8 @@ import java.util.concurrent.CountDownLatch;
  * Latency: each request (ping) is issued from the callback that received the previous response, so no thread
  * wakes up in between; the round trip's median and p99 in microseconds. Stream: from the request (command)
  * to the last item received, items per second and MB/s (MB = 2^20), at each {@code --sizes} payload size.
- * The RDMA sides use {@code RECEIVE_BUFFER_SIZE} {@value #RECEIVE_BUFFER} (a 4 KiB payload plus RSocket's
+ * Both RSocket ends decode with {@code PayloadDecoder.ZERO_COPY} (as Spring Boot's RSocket server does; RSocket's
+ * default decoder copies every payload). The RDMA sides use {@code RECEIVE_BUFFER_SIZE} {@value #RECEIVE_BUFFER} (a 4 KiB payload plus RSocket's
  * frame header is one message) and the given poller idle strategy; everything else is the default.
  *
  * <p>Options (defaults in brackets): {@code --role server|client}, {@code --transport engine|rdma|tcp},
@@ -83,6 +88,7 @@ public final class RSocketVmBench {
         int streamWarmup = 2000;
         String idle = "busy";
 
+        /** Parses {@code args}; throws {@link IllegalArgumentException} naming what is wrong. */
         static Options parse(String[] args) {
             Options o = new Options();
             for (int i = 0; i < args.length; i++) {
@@ -129,8 +135,7 @@ public final class RSocketVmBench {
         RdmaServer rdmaServer() {
             return RdmaServer.create().host(host).port(port)
                     .option(RdmaOption.IDLE_STRATEGY, idleStrategy())
-                    .option(RdmaOption.RECEIVE_BUFFER_SIZE, RECEIVE_BUFFER)
-                    .option(RdmaOption.CONNECT_TIMEOUT, CONNECT_TIMEOUT);
+                    .option(RdmaOption.RECEIVE_BUFFER_SIZE, RECEIVE_BUFFER);
         }
 
         RdmaClient rdmaClient() {
@@ -153,7 +158,11 @@ public final class RSocketVmBench {
         int status = 0;
         try {
             if (o.role.equals("server")) {
-                runServer(o);
+                String where = startServer(o).where;
+                System.out.println("RSocketVmBench server (" + o.transport + "): listening on " + where + " pid "
+                        + ProcessHandle.current().pid());
+                System.out.flush();
+                new CountDownLatch(1).await(); // until killed
             } else {
                 runClient(o);
             }
@@ -172,27 +181,35 @@ public final class RSocketVmBench {
     private static final ByteBuf ITEM = Unpooled.unreleasableBuffer(Unpooled.directBuffer(RECEIVE_BUFFER)
             .writeZero(RECEIVE_BUFFER));
 
-    private static void runServer(Options o) throws InterruptedException {
-        String what = switch (o.transport) {
+    /** A started server: where it listens and how to stop it. */
+    record Server(String where, int port, Runnable stop) {
+    }
+
+    /** Binds the server of {@code o.transport} and returns once it listens. */
+    static Server startServer(Options o) {
+        return switch (o.transport) {
             case "engine" -> {
                 DisposableRdmaServer s = o.rdmaServer().handle(RSocketVmBench::serveEngine).bindNow(WAIT);
-                yield s.host() + ":" + s.port();
+                yield new Server(s.host() + ":" + s.port(), s.port(), () -> s.disposeNow(WAIT));
             }
-            case "rdma" -> {
-                Closeable s = RSocketServer.create((setup, peer) -> Mono.just(new Responder()))
-                        .bind(RdmaServerTransport.create(o.rdmaServer())).block(WAIT);
-                yield String.valueOf(s);
-            }
-            default -> {
-                Closeable s = RSocketServer.create((setup, peer) -> Mono.just(new Responder()))
-                        .bind(TcpServerTransport.create(o.host, o.port)).block(WAIT);
-                yield String.valueOf(s);
-            }
+            case "rdma" -> rsocketServer(RdmaServerTransport.create(o.rdmaServer()), c -> c.address());
+            default -> rsocketServer(TcpServerTransport.create(o.host, o.port), c -> c.address());
         };
-        System.out.println("RSocketVmBench server (" + o.transport + "): listening on " + what + " pid "
-                + ProcessHandle.current().pid());
-        System.out.flush();
-        new CountDownLatch(1).await(); // until killed
+    }
+
+    private static <T extends Closeable> Server rsocketServer(ServerTransport<T> transport,
+            Function<T, InetSocketAddress> address) {
+        T s = RSocketServer.create((setup, peer) -> Mono.just(new Responder()))
+                .payloadDecoder(PayloadDecoder.ZERO_COPY)
+                .bind(transport).block(WAIT);
+        if (s == null) {
+            throw new IllegalStateException("RSocket bind gave no server");
+        }
+        InetSocketAddress a = address.apply(s);
+        return new Server(a.getHostString() + ":" + a.getPort(), a.getPort(), () -> {
+            s.dispose();
+            s.onClose().onErrorResume(e -> Mono.empty()).block(WAIT);
+        });
     }
 
     /** RSocket's side: echo for request-response; N items of the asked size for request-stream. */
@@ -249,7 +266,7 @@ public final class RSocketVmBench {
         System.out.flush();
     }
 
-    private static void runClient(Options o) {
+    static void runClient(Options o) {
         System.out.println("RSocketVmBench: " + o.transport + ", java " + Runtime.version() + ", "
                 + ManagementFactory.getRuntimeMXBean().getInputArguments() + ", "
                 + Runtime.getRuntime().availableProcessors() + " CPUs; idle " + o.idle + ", server " + o.host + ":"
@@ -261,7 +278,7 @@ public final class RSocketVmBench {
         } else {
             ClientTransport t = o.transport.equals("rdma") ? RdmaClientTransport.create(o.rdmaClient())
                     : TcpClientTransport.create(o.host, o.port);
-            RSocket rsocket = RSocketConnector.create().connect(t).block(WAIT);
+            RSocket rsocket = RSocketConnector.create().payloadDecoder(PayloadDecoder.ZERO_COPY).connect(t).block(WAIT);
             if (rsocket == null) {
                 throw new IllegalStateException("no RSocket");
             }
