@@ -93,15 +93,18 @@ loss_test() { # mode percent size
 partition_short() {
     local name=partition-short log=$LAB_DIR/partition-short.log rc=0 t0
     local cut=${TWO_HOST_SHORT_CUT_S:-1.5}
+    # Waits name the sender: a bare `wait` would also wait for the gateway, which runs in the background from
+    # the lab's start (it hung CI's first run with the early gateway start here until the lab's timeout).
     ( timeout 300 "$here/run-sample" bulk send $LAB_B_IP -p 7472 --mode push --size 24m --timeout-ms 60000 >"$log" 2>&1; echo $? >"$log.rc" ) &
-    if ! wait_for "$log" 'connected to' 120 >/dev/null; then wait; fail "$name" "the sender did not connect: $(tail -n 3 "$log" | tr '\n' ' ')"; return; fi
+    local sender=$!
+    if ! wait_for "$log" 'connected to' 120 >/dev/null; then wait "$sender"; fail "$name" "the sender did not connect: $(tail -n 3 "$log" | tr '\n' ' ')"; return; fi
     sleep 2
     local cut_at healed_at
     cut_at=$(applied_at a partition); sleep "$cut"; healed_at=$(applied_at a heal)
     local lasted
     lasted=$(elapsed "$cut_at" "$healed_at")
     say "partitioned for $lasted s (bound $bound s)"
-    wait
+    wait "$sender"
     rc=$(cat "$log.rc")
     if ! awk -v l="$lasted" -v b="$bound" 'BEGIN { exit !(l < b) }'; then
         fail "$name" "the cut lasted $lasted s, not shorter than the bound $bound s (a slow agent): nothing shown"
@@ -120,14 +123,15 @@ partition_long() {
     local receiver_failures_before
     receiver_failures_before=$(grep -c 'FAILED' "$LAB_DIR/b-receiver.log")
     ( timeout 300 "$here/run-sample" bulk send "$LAB_B_IP" -p 7472 --mode push --size 1g --timeout-ms 60000 2>&1 | stamp >"$log"; echo "${PIPESTATUS[0]}" >"$log.rc" ) &
-    if ! wait_for "$log" 'connected to' 120 >/dev/null; then wait; fail "$name" "the sender did not connect"; return; fi
+    local sender=$!
+    if ! wait_for "$log" 'connected to' 120 >/dev/null; then wait "$sender"; fail "$name" "the sender did not connect"; return; fi
     sleep 2
     t_cut=$(applied_at a partition)
     line=$(wait_for "$log" 'Exception|FAILED|failed' "$((cut))")
     t_fail=${line%% *}
     sleep "$(awk -v c="$cut" -v a="$t_cut" -v n="$(now)" 'BEGIN { r = c - (n - a); print (r > 0 ? r : 0) }')"
     ctl a heal
-    wait
+    wait "$sender"
     rc=$(cat "$log.rc")
     local why=()
     [[ -n $line ]] || why+=("the sender reported nothing during the ${cut} s partition")
