@@ -372,6 +372,23 @@ abstract class DatagramContract {
     /** How long a datagram may take to arrive before it is taken for dropped and sent again. */
     private static final Duration RESEND = Duration.ofSeconds(2);
 
+    /**
+     * A callback scheduler disposed while the endpoint still delivers on it refuses the delivery: the subscriber's
+     * {@code receive()} fails with that {@code RejectedExecutionException}, and the datagram's buffer goes back
+     * (the endpoint's close then releases everything: the stack checks it).
+     */
+    @Test
+    void aDisposedCallbackSchedulerFailsTheReceiveStreamAndLosesNoBuffer() {
+        reactor.core.scheduler.Scheduler callbacks = reactor.core.scheduler.Schedulers.newSingle("datagram-callbacks");
+        RdmaDatagramEndpoint a = bind();
+        RdmaDatagramEndpoint b = bind(config().configuration().withCallbackScheduler(callbacks));
+        callbacks.dispose();
+        StepVerifier.create(b.receive().doOnSubscribe(s -> subscriptions.add(Flux.interval(Duration.ofMillis(100))
+                        .concatMap(i -> a.send(text("x"), b.localAddress())).subscribe(null, e -> { }))))
+                .expectError(java.util.concurrent.RejectedExecutionException.class)
+                .verify(wait);
+    }
+
     @Test
     void receiveBuffersComeBackWhenASubscriberCancelsWithDatagramsQueued() {
         cancellingWithDatagramsQueuedGivesTheirBuffersBack(false);

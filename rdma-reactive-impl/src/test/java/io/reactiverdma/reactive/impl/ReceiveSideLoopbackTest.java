@@ -156,6 +156,33 @@ class ReceiveSideLoopbackTest extends LoopbackEngineTestBase {
     }
 
     /**
+     * A callback scheduler disposed while a connection still delivers on it refuses the delivery
+     * ({@code RejectedExecutionException}): the subscriber's {@code receive()} fails with that refusal, the message
+     * goes back to the pool instead of being lost, and the poller, which the CQ's other connections share, goes
+     * on: the peer's next send still completes, and every buffer is back once the connection closed.
+     */
+    @Test
+    void aDisposedCallbackSchedulerFailsTheReceiveStreamAndLosesNoBuffer() {
+        Scheduler callbacks = Schedulers.newSingle("callbacks");
+        RdmaTransportConfig config = localConfig().withOption(RdmaOption.CREDIT_FLOW_CONTROL, false);
+        bindServer(config.withCallbackScheduler(callbacks));
+        client = engine.connect(config.withPort(server.port())).block(WAIT);
+        assertNotNull(client);
+        RdmaConnection s = serverConnection.asMono().block(WAIT);
+        assertNotNull(s);
+        BufferPool pool = (BufferPool) s.memory();
+        callbacks.dispose();
+        StepVerifier.create(s.receive().doOnSubscribe(x -> client.send(ByteBuffer.wrap(new byte[] {1})).subscribe()))
+                .expectError(java.util.concurrent.RejectedExecutionException.class)
+                .verify(WAIT);
+        client.send(ByteBuffer.wrap(new byte[] {2})).block(WAIT);
+        client.dispose();
+        client.onDispose().block(WAIT);
+        awaitTrue(() -> pool.pooledBytesInUse() == 0, "every buffer back in the pool (in use "
+                + pool.pooledBytesInUse() + " bytes)");
+    }
+
+    /**
      * receive(decoder) on a callback worker, the decoder throwing on the third message: the error comes after
      * the two values decoded before it (which were handed to the worker first), not before them. The worker
      * is held busy until the decoder has run three times, so the order is decided on the worker alone.

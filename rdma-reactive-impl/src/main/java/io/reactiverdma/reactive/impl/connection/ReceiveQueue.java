@@ -5,6 +5,7 @@ import io.reactiverdma.reactive.RdmaMessage;
 import io.reactiverdma.reactive.impl.completion.CompletionPoller;
 import io.reactiverdma.reactive.impl.completion.PendingOperation;
 import io.reactiverdma.reactive.impl.device.EngineBuffer;
+import io.reactiverdma.reactive.impl.support.CallbackWorker;
 import io.reactiverdma.verbs.WcFlags;
 import io.reactiverdma.verbs.WcOpcode;
 import reactor.core.publisher.FluxSink;
@@ -55,7 +56,7 @@ final class ReceiveQueue {
     private FluxSink<Object> sink;
     /** The subscriber's decoder (see {@link #subscribe}), or null: messages are emitted as handles. */
     private Function<? super RdmaMessage, ?> decoder;
-    private Scheduler.Worker worker;
+    private CallbackWorker worker;
     private boolean delivering;
     private boolean closing;
     private boolean finished;
@@ -153,7 +154,7 @@ final class ReceiveQueue {
         if (decoder != null && lent == null) {
             lent = new LentMessage(buffers);
         }
-        worker = callbacks == null ? null : callbacks.createWorker();
+        worker = CallbackWorker.of(callbacks);
         flow.cancelDemand();
         deliver(); // a closed connection completes the new subscriber at once
     }
@@ -177,9 +178,9 @@ final class ReceiveQueue {
         decoder = null;
         flow.cancelDemand();
         if (worker != null) {
-            Scheduler.Worker w = worker;
+            CallbackWorker w = worker;
             worker = null;
-            w.schedule(w::dispose); // after the deliveries already handed to it
+            w.disposeAfterDeliveries();
         }
         if (finished) {
             dropUndelivered(); // nobody can take them any more
@@ -302,8 +303,14 @@ final class ReceiveQueue {
     private void emit(FluxSink<Object> s, Object m) {
         if (worker == null) {
             nextUnlessCancelled(s, m);
-        } else {
-            worker.schedule(() -> nextUnlessCancelled(s, m));
+        } else if (!worker.schedule(() -> nextUnlessCancelled(s, m))) { // the application disposed its scheduler
+            if (m instanceof EngineMessage message) {
+                message.release();
+            }
+            sink = null;
+            decoder = null;
+            flow.cancelDemand();
+            end(s, worker.refusal());
         }
     }
 
@@ -327,15 +334,12 @@ final class ReceiveQueue {
     /** Completes {@code s} ({@code error} null) or fails it, on the callback worker after its deliveries. */
     private void end(FluxSink<Object> s, Throwable error) {
         Runnable signal = error != null ? () -> s.error(error) : s::complete;
-        Scheduler.Worker w = worker;
+        CallbackWorker w = worker;
         worker = null;
         if (w == null) {
             signal.run();
         } else {
-            w.schedule(() -> {
-                signal.run();
-                w.dispose();
-            });
+            w.endWith(signal);
         }
     }
 

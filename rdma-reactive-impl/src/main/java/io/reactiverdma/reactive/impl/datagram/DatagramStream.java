@@ -3,6 +3,7 @@ package io.reactiverdma.reactive.impl.datagram;
 import io.reactiverdma.reactive.RdmaDatagramMessage;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Operators;
+import io.reactiverdma.reactive.impl.support.CallbackWorker;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.annotation.Nullable;
 
@@ -26,14 +27,14 @@ final class DatagramStream {
     private final ArrayDeque<EngineDatagram> queue = new ArrayDeque<>();
     private final FluxSink<RdmaDatagramMessage> sink;
     @Nullable
-    private Scheduler.Worker worker;
+    private CallbackWorker worker;
     private long demand;
     private volatile boolean cancelled;
     private boolean done;
 
     DatagramStream(FluxSink<RdmaDatagramMessage> sink, @Nullable Scheduler callbacks) {
         this.sink = sink;
-        this.worker = callbacks == null ? null : callbacks.createWorker();
+        this.worker = CallbackWorker.of(callbacks);
     }
 
     void offer(EngineDatagram d) {
@@ -69,11 +70,12 @@ final class DatagramStream {
     }
 
     private void emit(EngineDatagram d) {
-        Scheduler.Worker w = worker;
+        CallbackWorker w = worker;
         if (w == null) {
             nextUnlessCancelled(d);
-        } else {
-            w.schedule(() -> nextUnlessCancelled(d));
+        } else if (!w.schedule(() -> nextUnlessCancelled(d))) { // the application disposed its scheduler
+            d.release();
+            error(w.refusal());
         }
     }
 
@@ -110,16 +112,13 @@ final class DatagramStream {
             cancelled();
             return;
         }
-        Scheduler.Worker w = worker;
+        CallbackWorker w = worker;
         cancelled();
         Runnable signal = error != null ? () -> sink.error(error) : sink::complete;
         if (w == null) {
             signal.run();
         } else {
-            w.schedule(() -> {
-                signal.run();
-                w.dispose();
-            });
+            w.endWith(signal);
         }
     }
 
@@ -129,10 +128,10 @@ final class DatagramStream {
             return;
         }
         done = true;
-        Scheduler.Worker w = worker;
+        CallbackWorker w = worker;
         worker = null;
         if (w != null && isCancelled()) {
-            w.schedule(w::dispose); // after the deliveries already handed to it
+            w.disposeAfterDeliveries();
         }
         EngineDatagram d;
         while ((d = queue.poll()) != null) {
