@@ -102,16 +102,8 @@ public class RdmaAutoConfiguration {
                                 + "working at shutdown)");
             }
             RdmaServer server = RdmaTransportSettings.configure(RdmaServer.create(), p, prefix).handle(h);
-            ConnectionAcceptor a = acceptor.getIfUnique();
-            if (a != null) {
-                server = server.accept(a);
-            } else if (acceptor.stream().findAny().isPresent()) {
-                // Several, none primary: taking none would admit every peer (fail open), so refuse to start.
-                throw new InvalidConfigurationPropertyValueException(RdmaProperties.PREFIX + ".server.enabled", true,
-                        "the server takes at most one ConnectionAcceptor bean (or one marked @Primary), found "
-                                + java.util.Arrays.toString(beans.getBeanNamesForType(ConnectionAcceptor.class)) + ": compose them into one, or mark the one that decides "
-                                + "@Primary");
-            }
+            server = ConnectionAcceptorBean.apply(server, acceptor, beans, RdmaProperties.PREFIX + ".server.enabled",
+                    true);
             for (RdmaServerCustomizer c : customizers.orderedStream().toList()) {
                 server = c.customize(server);
             }
