@@ -13,9 +13,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 import java.time.Duration;
 
@@ -62,8 +64,12 @@ public class RdmaAutoConfiguration {
      * application's own bean or lazy initialisation would skip (Boot never makes this type lazy).
      */
     @Bean
-    static SmartInitializingSingleton rdmaIneffectivePropertiesWarning(ObjectProvider<RdmaProperties> properties) {
-        return () -> properties.ifAvailable(RdmaIneffectiveProperties::warn);
+    static SmartInitializingSingleton rdmaIneffectivePropertiesWarning(ObjectProvider<RdmaProperties> properties,
+            ObjectProvider<RdmaRSocketProperties> rsocket, Environment environment) {
+        // The RSocket server's properties are a bean only when its auto-configuration applied (the port set, its
+        // classes present): that bean is the sign it started, and without it they are read here to be named.
+        return () -> properties.ifAvailable(p -> RdmaIneffectiveProperties.warn(p, Binder.get(environment),
+                rsocket.getIfAvailable() != null));
     }
 
     /** Opt-in: the engine is process-wide, so releasing it when one context closes is the application's call. */
