@@ -113,6 +113,7 @@ public class RdmaAutoConfiguration {
             for (RdmaServerCustomizer c : customizers.orderedStream().toList()) {
                 server = c.customize(server);
             }
+            RdmaIneffectiveProperties.warnForServer(prefix, p, server);
             return new RdmaServerLifecycle(server, bindTimeout, drainTimeout, shutdownTimeout);
         }
     }

@@ -1,5 +1,7 @@
 package io.reactiverdma.spring.autoconfigure;
 
+import io.reactiverdma.reactive.RdmaOption;
+import io.reactiverdma.reactive.RdmaServer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.BeanWrapper;
@@ -20,7 +22,8 @@ import java.util.TreeSet;
  * {@code server.*} without {@code server.enabled=true}, {@code server.shared-receive-queue-group} without a
  * shared receive queue, {@code rsocket.server.*} without {@code rsocket.server.port} (or with it, when the RSocket
  * server's auto-configuration did not apply), and the RDMA server's {@code enabled} and {@code drain-timeout} under
- * {@code rsocket.server}, which has neither. Logged once the context's singletons exist (also under lazy initialisation, and when
+ * {@code rsocket.server}, which has neither; and a server's {@code accept-timeout} when it has no acceptor
+ * ({@link #warnForServer}, when the server is configured). Logged once the context's singletons exist (also under lazy initialisation, and when
  * the application has its own client bean). Logged as warnings rather than failing the start: a
  * profile may well set them for another profile to switch on. "Set" means "bound to a value other than the
  * default", so every way of setting a property counts (files, command line, environment variables).
@@ -109,6 +112,28 @@ final class RdmaIneffectiveProperties {
                     + RdmaProperties.PREFIX + "." + side + ".shared-receive-queue-depth is 0 (no shared receive "
                     + "queue): it has no effect");
         }
+    }
+
+    /**
+     * Logs {@link #findForServer}'s findings: called where the server is configured, since only the configured
+     * server knows whether it has an acceptor.
+     */
+    static void warnForServer(String prefix, RdmaProperties.Listener properties, RdmaServer server) {
+        findForServer(prefix, properties, server).forEach(LOG::warn);
+    }
+
+    /**
+     * The server's properties under {@code prefix} that its final configuration makes moot: {@code accept-timeout}
+     * (which bounds a ConnectionAcceptor's decision) on a server that has no acceptor.
+     */
+    static List<String> findForServer(String prefix, RdmaProperties.Listener properties, RdmaServer server) {
+        List<String> found = new ArrayList<>();
+        if (server.configuration().acceptor() == null
+                && !Objects.equals(properties.getAcceptTimeout(), RdmaOption.ACCEPT_TIMEOUT.defaultValue())) {
+            found.add(prefix + ".accept-timeout set, but the server has no ConnectionAcceptor (no bean, none set by "
+                    + "an RdmaServerCustomizer): it bounds nothing, so it has no effect");
+        }
+        return found;
     }
 
     /** The idle strategy's settings that belong to another strategy than the one chosen. */

@@ -70,6 +70,7 @@ public class RdmaRSocketServerAutoConfiguration {
         for (RdmaServerCustomizer c : rdmaCustomizers.orderedStream().toList()) {
             rdma = c.customize(rdma);
         }
+        RdmaIneffectiveProperties.warnForServer(SERVER, p, rdma);
         RdmaServerTransport transport = RdmaServerTransport.create(rdma);
         RSocketServer server = RSocketServer.create(handler.responder()).fragment(transport.maxFrameLength());
         if (handler.getRSocketStrategies().dataBufferFactory() instanceof NettyDataBufferFactory) {

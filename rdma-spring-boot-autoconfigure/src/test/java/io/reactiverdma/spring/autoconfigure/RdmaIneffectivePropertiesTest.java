@@ -160,6 +160,25 @@ class RdmaIneffectivePropertiesTest {
                         + "bind");
     }
 
+    /**
+     * accept-timeout bounds a ConnectionAcceptor's decision: a server without one (no bean, none from a customizer)
+     * has nothing to bound. With one, nothing is found; nor at the default.
+     */
+    @Test
+    void anAcceptTimeoutOfAServerWithoutAnAcceptorIsFound() {
+        RdmaProperties.Server p = new RdmaProperties.Server();
+        p.setAcceptTimeout(java.time.Duration.ofSeconds(2));
+        io.reactiverdma.reactive.RdmaServer server = io.reactiverdma.reactive.RdmaServer.create();
+        assertThat(RdmaIneffectiveProperties.findForServer("reactive-rdma.server", p, server)).containsExactly(
+                "reactive-rdma.server.accept-timeout set, but the server has no ConnectionAcceptor (no bean, none set "
+                        + "by an RdmaServerCustomizer): it bounds nothing, so it has no effect");
+        assertThat(RdmaIneffectiveProperties.findForServer("reactive-rdma.server", p,
+                server.accept(r -> reactor.core.publisher.Mono.just(io.reactiverdma.reactive.Admission.accept()))))
+                .isEmpty();
+        assertThat(RdmaIneffectiveProperties.findForServer("reactive-rdma.server", new RdmaProperties.Server(), server))
+                .isEmpty();
+    }
+
     private static List<String> findRSocket(boolean started, String... properties) {
         return RdmaIneffectiveProperties.findRSocket(Binder.get(environment(properties)), started);
     }
@@ -168,7 +187,7 @@ class RdmaIneffectivePropertiesTest {
      * What the context that {@code runner} starts logs as warnings, read from java.util.logging, commons-logging's
      * backend on this class path (no SLF4J or Log4j here).
      */
-    private static List<String> logged(org.springframework.boot.test.context.runner.ApplicationContextRunner runner) {
+    static List<String> logged(org.springframework.boot.test.context.runner.ApplicationContextRunner runner) {
         List<String> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
         java.util.logging.Handler handler = new java.util.logging.Handler() {
             @Override

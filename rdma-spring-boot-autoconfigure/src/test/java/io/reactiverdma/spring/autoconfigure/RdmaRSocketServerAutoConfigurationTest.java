@@ -31,6 +31,7 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -189,6 +190,19 @@ class RdmaRSocketServerAutoConfigurationTest {
                         requester.dispose();
                     }
                 });
+    }
+
+    /**
+     * accept-timeout set with no ConnectionAcceptor bean bounds nothing: the start says so, naming the RSocket
+     * server's property. Before, it was taken in silence.
+     */
+    @Test
+    void anAcceptTimeoutWithoutAnAcceptorBeanIsLoggedAsHavingNoEffect() {
+        List<String> logged = RdmaIneffectivePropertiesTest.logged(
+                runner.withPropertyValues(serverProperties("reactive-rdma.rsocket.server.accept-timeout=2s")));
+        assertThat(logged).contains("reactive-rdma.rsocket.server.accept-timeout set, but the server has no "
+                + "ConnectionAcceptor (no bean, none set by an RdmaServerCustomizer): it bounds nothing, so it has no "
+                + "effect");
     }
 
     /** The ConnectionRejectedException in {@code e}'s cause chain (RSocket's connector wraps the transport's error). */
