@@ -22,9 +22,9 @@ import java.util.TreeSet;
  * {@code server.*} without {@code server.enabled=true}, {@code server.shared-receive-queue-group} without a
  * shared receive queue, {@code rsocket.server.*} without {@code rsocket.server.port} (or with it, when the RSocket
  * server's auto-configuration did not apply), and the RDMA server's {@code enabled} and {@code drain-timeout} under
- * {@code rsocket.server}, which has neither; and a server's {@code accept-timeout} when it has no acceptor
- * ({@link #warnForServer}, when the server is configured). Logged once the context's singletons exist (also under lazy initialisation, and when
- * the application has its own client bean). Logged as warnings rather than failing the start: a
+ * {@code rsocket.server}, which has neither: logged once the context's singletons exist (also under lazy
+ * initialisation, and when the application has its own client bean). And a server's {@code accept-timeout} when
+ * it has no acceptor: logged when the server is configured ({@link #warnForServer}). Logged as warnings rather than failing the start: a
  * profile may well set them for another profile to switch on. "Set" means "bound to a value other than the
  * default", so every way of setting a property counts (files, command line, environment variables).
  */
