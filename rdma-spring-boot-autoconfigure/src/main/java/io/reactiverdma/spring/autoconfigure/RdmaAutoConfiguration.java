@@ -13,9 +13,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 import java.time.Duration;
 
@@ -62,8 +64,12 @@ public class RdmaAutoConfiguration {
      * application's own bean or lazy initialisation would skip (Boot never makes this type lazy).
      */
     @Bean
-    static SmartInitializingSingleton rdmaIneffectivePropertiesWarning(ObjectProvider<RdmaProperties> properties) {
-        return () -> properties.ifAvailable(RdmaIneffectiveProperties::warn);
+    static SmartInitializingSingleton rdmaIneffectivePropertiesWarning(ObjectProvider<RdmaProperties> properties,
+            ObjectProvider<RdmaRSocketProperties> rsocket, Environment environment) {
+        // The RSocket server's properties are a bean only when its auto-configuration applied (the port set, its
+        // classes present): that bean is the sign it started, and without it they are read here to be named.
+        return () -> properties.ifAvailable(p -> RdmaIneffectiveProperties.warn(p, Binder.get(environment),
+                rsocket.getIfAvailable() != null));
     }
 
     /** Opt-in: the engine is process-wide, so releasing it when one context closes is the application's call. */
@@ -102,19 +108,12 @@ public class RdmaAutoConfiguration {
                                 + "working at shutdown)");
             }
             RdmaServer server = RdmaTransportSettings.configure(RdmaServer.create(), p, prefix).handle(h);
-            ConnectionAcceptor a = acceptor.getIfUnique();
-            if (a != null) {
-                server = server.accept(a);
-            } else if (acceptor.stream().findAny().isPresent()) {
-                // Several, none primary: taking none would admit every peer (fail open), so refuse to start.
-                throw new InvalidConfigurationPropertyValueException(RdmaProperties.PREFIX + ".server.enabled", true,
-                        "the server takes at most one ConnectionAcceptor bean (or one marked @Primary), found "
-                                + java.util.Arrays.toString(beans.getBeanNamesForType(ConnectionAcceptor.class)) + ": compose them into one, or mark the one that decides "
-                                + "@Primary");
-            }
+            server = ConnectionAcceptorBean.apply(server, acceptor, beans, RdmaProperties.PREFIX + ".server.enabled",
+                    true);
             for (RdmaServerCustomizer c : customizers.orderedStream().toList()) {
                 server = c.customize(server);
             }
+            RdmaIneffectiveProperties.warnForServer(prefix, p, server);
             return new RdmaServerLifecycle(server, bindTimeout, drainTimeout, shutdownTimeout);
         }
     }

@@ -126,8 +126,11 @@ public class RdmaProperties {
          */
         private String host;
 
-        /** The rdma_cm port (a literal, so the metadata shows it: RdmaTransportConfig.DEFAULT_PORT); a server or datagram endpoint takes 0 as "any free port". */
-        private int port = 7471;
+        // The API's constant, not a literal, so the configuration metadata takes no default from this shared base:
+        // the RSocket server's port has none (unset, no server is started); the others' 7471 is in
+        // additional-spring-configuration-metadata.json.
+        /** The rdma_cm port; a server or datagram endpoint takes 0 as "any free port". */
+        private int port = io.reactiverdma.reactive.RdmaTransportConfig.DEFAULT_PORT;
 
         /** Send queue slots: outstanding sends, WRITEs, READs and atomics per connection, or datagrams in flight (1..16384). */
         private int sendQueueDepth = 128;

@@ -1,10 +1,12 @@
 package io.reactiverdma.spring.autoconfigure;
 
+import io.reactiverdma.reactive.ConnectionAcceptor;
 import io.reactiverdma.reactive.RdmaServer;
 import io.reactiverdma.rsocket.RdmaServerChannel;
 import io.reactiverdma.rsocket.RdmaServerTransport;
 import io.rsocket.core.RSocketServer;
 import io.rsocket.frame.decoder.PayloadDecoder;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -29,8 +31,10 @@ import java.time.Duration;
  * when the strategies use Netty buffers, as Boot's own server does. The application's Boot
  * {@link RSocketServerCustomizer} beans customize it (resumption, interceptors...), and its
  * {@link RdmaServerCustomizer} beans the RDMA server under it, so the engine's meters and observations are in the
- * application's registries as for the auto-configured RDMA server. Backs off when the application defines its own
- * {@link RdmaRSocketServerLifecycle}.
+ * application's registries as for the auto-configured RDMA server. The application's {@link ConnectionAcceptor}
+ * bean admits its RDMA connections by the RDMA server's rule (one bean, or the {@code @Primary} one of several,
+ * decides; several with none primary fail the start: never "no admission"). Backs off when the application
+ * defines its own {@link RdmaRSocketServerLifecycle}.
  */
 @AutoConfiguration(after = {RdmaAutoConfiguration.class, RdmaMetricsAutoConfiguration.class},
         afterName = "org.springframework.boot.rsocket.autoconfigure.RSocketMessagingAutoConfiguration")
@@ -46,7 +50,8 @@ public class RdmaRSocketServerAutoConfiguration {
     @ConditionalOnMissingBean
     public RdmaRSocketServerLifecycle rdmaRSocketServer(RdmaRSocketProperties properties,
             ObjectProvider<RSocketMessageHandler> messageHandler, ObjectProvider<RdmaServerCustomizer> rdmaCustomizers,
-            ObjectProvider<RSocketServerCustomizer> rsocketCustomizers) {
+            ObjectProvider<RSocketServerCustomizer> rsocketCustomizers, ObjectProvider<ConnectionAcceptor> acceptor,
+            ListableBeanFactory beans) {
         RdmaRSocketProperties.Server p = properties.getServer();
         RSocketMessageHandler handler = messageHandler.getIfUnique();
         if (handler == null) {
@@ -61,9 +66,11 @@ public class RdmaRSocketServerAutoConfiguration {
         Duration shutdownTimeout = RdmaTransportSettings.positive(SERVER, "shutdown-timeout", p.getShutdownTimeout(),
                 "how long shutdown waits for the server's connections to close");
         RdmaServer rdma = RdmaTransportSettings.configure(RdmaServer.create(), p, SERVER);
+        rdma = ConnectionAcceptorBean.apply(rdma, acceptor, beans, SERVER + ".port", p.getPort());
         for (RdmaServerCustomizer c : rdmaCustomizers.orderedStream().toList()) {
             rdma = c.customize(rdma);
         }
+        RdmaIneffectiveProperties.warnForServer(SERVER, p, rdma);
         RdmaServerTransport transport = RdmaServerTransport.create(rdma);
         RSocketServer server = RSocketServer.create(handler.responder()).fragment(transport.maxFrameLength());
         if (handler.getRSocketStrategies().dataBufferFactory() instanceof NettyDataBufferFactory) {

@@ -77,10 +77,6 @@ final class RdmaTransportSettings {
     }
 
     /**
-     * {@code c}'s host (when set), port and options applied to {@code target}: the one place that does it, for
-     * every role through the API's shared transport base.
-     */
-    /**
      * {@code d} when positive, else an {@link InvalidConfigurationPropertyValueException} naming
      * {@code prefix.property} and saying {@code what} it bounds.
      */
@@ -92,6 +88,10 @@ final class RdmaTransportSettings {
         return d;
     }
 
+    /**
+     * {@code c}'s host (when set), port and options applied to {@code target}: the one place that does it, for
+     * every role through the API's shared transport base.
+     */
     private static <B extends RdmaTransport<B, ?>> B configure(B target, RdmaTransportConfig c) {
         B configured = c.host() != null ? target.host(c.host()) : target;
         configured = configured.port(c.port());

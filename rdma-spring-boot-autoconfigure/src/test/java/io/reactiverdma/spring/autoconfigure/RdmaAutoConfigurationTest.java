@@ -419,6 +419,33 @@ class RdmaAutoConfigurationTest {
                 .contains("\"defaultValue\": \"10s\"");
     }
 
+    /**
+     * The RSocket server's port starts it: unset is "no server", so the metadata (what an IDE shows) must not give
+     * it a default, and must say so. Before, it showed the inherited "default 7471" and the endpoint's generic text.
+     * The other ports keep the API's default, and the RSocket server's old ack-timeout name its replacement.
+     */
+    @Test
+    void theMetadataSaysTheRSocketServersPortStartsItAndHasNoDefault() throws IOException {
+        String rsocketPort = metadataEntry("reactive-rdma.rsocket.server.port");
+        assertThat(rsocketPort).doesNotContain("defaultValue").contains("starts the RSocket server over RDMA");
+        for (String side : List.of("client", "server", "datagram")) {
+            assertThat(metadataEntry("reactive-rdma." + side + ".port")).as(side).contains("\"defaultValue\": 7471");
+        }
+        assertThat(metadataEntry("reactive-rdma.rsocket.server.ack-timeout"))
+                .contains("\"replacement\": \"reactive-rdma.rsocket.server.ack-timeout-exponent\"");
+    }
+
+    /** The text of one property's entry in the generated metadata (up to the next entry). */
+    private static String metadataEntry(String name) throws IOException {
+        String json = EveryOptionHasAPropertyTest.metadata();
+        String properties = json.substring(json.indexOf("\"properties\": ["), json.indexOf("\"hints\": ["));
+        int at = properties.indexOf("\"name\": \"" + name + "\"");
+        assertThat(at).as("metadata entry of " + name).isNotNegative();
+        int end = properties.indexOf("\"name\": ", at + 1);
+        int start = properties.lastIndexOf("{", at);
+        return properties.substring(start, end < 0 ? properties.length() : properties.lastIndexOf("{", end));
+    }
+
     private static InvalidConfigurationPropertyValueException invalidProperty(
             org.springframework.boot.test.context.assertj.AssertableApplicationContext ctx) {
         assertThat(ctx).hasFailed();

@@ -3,6 +3,9 @@ package io.reactiverdma.spring.autoconfigure;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.reactiverdma.reactive.Admission;
+import io.reactiverdma.reactive.ConnectionAcceptor;
+import io.reactiverdma.reactive.ConnectionRejectedException;
 import io.reactiverdma.reactive.RdmaClient;
 import io.reactiverdma.rsocket.RdmaClientTransport;
 import io.reactiverdma.rsocket.RdmaServerChannel;
@@ -28,6 +31,7 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -118,6 +122,97 @@ class RdmaRSocketServerAutoConfigurationTest {
                 second.dispose();
             }
         });
+    }
+
+    /**
+     * The application's ConnectionAcceptor bean admits the RSocket server's RDMA connections as it admits the RDMA
+     * server's: a request it rejects never reaches RSocket, and the requester fails with the acceptor's reason.
+     * Before the RSocket server took the bean, the connection was accepted and the request answered.
+     */
+    @Test
+    void aConnectionAcceptorBeanAdmitsTheRSocketServersConnections() {
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        runner.withBean(ConnectionAcceptor.class, () -> request -> {
+                    asked.incrementAndGet();
+                    return Mono.just(Admission.reject("not on the allow-list"));
+                })
+                .withPropertyValues(serverProperties()).run(ctx -> {
+                    assertThat(ctx).hasNotFailed();
+                    RSocketRequester requester = requester(ctx.getBean(RSocketRequester.Builder.class),
+                            ctx.getBean(RdmaRSocketServerLifecycle.class));
+                    try {
+                        StepVerifier.create(requester.route("echo").data("x").retrieveMono(String.class))
+                                .expectErrorSatisfies(e -> {
+                                    assertThat(rejection(e).rejection()).isEqualTo(ConnectionRejectedException.Rejection.REFUSED);
+                                    assertThat(rejection(e).serverReason()).isEqualTo("not on the allow-list");
+                                })
+                                .verify(WAIT);
+                        assertThat(asked).as("requests the acceptor decided").hasValue(1);
+                    } finally {
+                        requester.dispose();
+                    }
+                });
+    }
+
+    /**
+     * The RDMA server's rule for several acceptor beans holds for the RSocket server too: none primary fails the
+     * start naming them, never "admit everyone". Before, the context started and admitted every peer.
+     */
+    @Test
+    void twoConnectionAcceptorBeansFailTheRSocketServersStartNamingThem() {
+        runner.withBean("allowList", ConnectionAcceptor.class, () -> r -> Mono.just(Admission.accept()))
+                .withBean("authentication", ConnectionAcceptor.class, () -> r -> Mono.just(Admission.accept()))
+                .withPropertyValues(serverProperties()).run(ctx -> {
+                    assertThat(ctx).hasFailed();
+                    assertThat(ctx.getStartupFailure()).rootCause()
+                            .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                            .hasMessageContaining("reactive-rdma.rsocket.server.port")
+                            .hasMessageContaining("at most one ConnectionAcceptor bean")
+                            .hasMessageContaining("allowList").hasMessageContaining("authentication");
+                });
+    }
+
+    /** Of two acceptor beans the @Primary one decides, as for the RDMA server. */
+    @Test
+    void ofTwoConnectionAcceptorBeansThePrimaryOneAdmitsTheRSocketServersConnections() {
+        runner.withBean("primary", ConnectionAcceptor.class, () -> r -> Mono.just(Admission.reject("primary says no")),
+                        d -> d.setPrimary(true))
+                .withBean("other", ConnectionAcceptor.class, () -> r -> Mono.just(Admission.accept()))
+                .withPropertyValues(serverProperties()).run(ctx -> {
+                    assertThat(ctx).hasNotFailed();
+                    RSocketRequester requester = requester(ctx.getBean(RSocketRequester.Builder.class),
+                            ctx.getBean(RdmaRSocketServerLifecycle.class));
+                    try {
+                        StepVerifier.create(requester.route("echo").data("x").retrieveMono(String.class))
+                                .expectErrorSatisfies(e -> assertThat(rejection(e).serverReason()).isEqualTo("primary says no"))
+                                .verify(WAIT);
+                    } finally {
+                        requester.dispose();
+                    }
+                });
+    }
+
+    /**
+     * accept-timeout set with no ConnectionAcceptor bean bounds nothing: the start says so, naming the RSocket
+     * server's property. Before, it was taken in silence.
+     */
+    @Test
+    void anAcceptTimeoutWithoutAnAcceptorBeanIsLoggedAsHavingNoEffect() {
+        List<String> logged = RdmaIneffectivePropertiesTest.logged(
+                runner.withPropertyValues(serverProperties("reactive-rdma.rsocket.server.accept-timeout=2s")));
+        assertThat(logged).contains("reactive-rdma.rsocket.server.accept-timeout set, but the server has no "
+                + "ConnectionAcceptor (no bean, none set by an RdmaServerCustomizer): it bounds nothing, so it has no "
+                + "effect");
+    }
+
+    /** The ConnectionRejectedException in {@code e}'s cause chain (RSocket's connector wraps the transport's error). */
+    private static ConnectionRejectedException rejection(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ConnectionRejectedException r) {
+                return r;
+            }
+        }
+        throw new AssertionError("no ConnectionRejectedException in the cause chain of " + e, e);
     }
 
     @Test

@@ -91,4 +91,23 @@ class RdmaServerLifecycleHostTest {
         assertThat(stopped.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
     }
 
+
+    /**
+     * The RDMA server auto-configured with accept-timeout and no ConnectionAcceptor bean: the start says the
+     * timeout bounds nothing, naming the RDMA server's property (as the RSocket server's test does for its own).
+     */
+    @Test
+    void anAcceptTimeoutWithoutAnAcceptorBeanIsLoggedAsHavingNoEffect() {
+        java.util.List<String> logged = RdmaIneffectivePropertiesTest.logged(
+                new org.springframework.boot.test.context.runner.ApplicationContextRunner()
+                        .withConfiguration(org.springframework.boot.autoconfigure.AutoConfigurations.of(
+                                RdmaAutoConfiguration.class))
+                        .withBean(RdmaConnectionHandler.class, () -> c -> c.onDispose())
+                        .withPropertyValues("reactive-rdma.server.enabled=true",
+                                "reactive-rdma.server.host=" + rdma.host(), "reactive-rdma.server.port=0",
+                                "reactive-rdma.server.accept-timeout=2s"));
+        assertThat(logged).contains("reactive-rdma.server.accept-timeout set, but the server has no "
+                + "ConnectionAcceptor (no bean, none set by an RdmaServerCustomizer): it bounds nothing, so it has no "
+                + "effect");
+    }
 }
