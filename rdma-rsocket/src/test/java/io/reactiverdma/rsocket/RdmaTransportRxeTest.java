@@ -18,7 +18,6 @@ import java.time.Duration;
  * {@code requestResponse10_000}, {@code requestStream10_000}.
  */
 @Tag(RxeTestSupport.TAG)
-@Tag("rxe-has-skips") // until its first full pass in the VM: NATIVE_TESTS_WITH_SKIPS=1 runs it (it skips nothing now)
 class RdmaTransportRxeTest extends RdmaTransportSuite {
     @Override
     String host() {
