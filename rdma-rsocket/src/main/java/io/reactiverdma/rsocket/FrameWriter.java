@@ -1,6 +1,7 @@
 package io.reactiverdma.rsocket;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.rsocket.internal.UnboundedProcessor;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
@@ -69,6 +70,13 @@ final class FrameWriter extends Flux<ByteBuffer> {
         private boolean finished;
         /** Grown on demand up to the largest frame seen (never beyond maxFrameLength); drain thread only. */
         private ByteBuffer scratch;
+        /**
+         * {@link #scratch} as a Netty buffer, what a composite frame is gathered into: Netty's direct
+         * buffers copy into another Netty buffer through its cached internal view (or its memory address),
+         * where a copy into a {@code ByteBuffer} makes a duplicate of the source per component when Netty
+         * runs without {@code sun.misc.Unsafe} (its default on JDK 24 and later).
+         */
+        private ByteBuf gather;
 
         Writer(CoreSubscriber<? super ByteBuffer> actual, int maxFrameLength, IntConsumer tooLarge) {
             this.actual = actual;
@@ -212,10 +220,10 @@ final class FrameWriter extends Flux<ByteBuffer> {
             }
             if (scratch == null || scratch.capacity() < n) {
                 scratch = ByteBuffer.allocateDirect(Math.min(maxFrameLength, Math.max(n, 4096)));
+                gather = Unpooled.wrappedBuffer(scratch); // not released: it frees nothing, scratch is the GC's
             }
-            scratch.clear().limit(n);
-            frame.getBytes(frame.readerIndex(), scratch);
-            return scratch.flip();
+            frame.getBytes(frame.readerIndex(), gather, 0, n);
+            return scratch.clear().limit(n);
         }
     }
 }

@@ -25,7 +25,7 @@ import java.nio.channels.ClosedChannelException;
  * connection's life, taking frames as fast as send-queue slots and the peer's credits allow.
  *
  * <p>Receiving: each message becomes a {@link ReceivedFrame} over its receive buffer (no copy; fragments
- * excepted, see {@link #writableCopy}), released
+ * excepted, see {@link #writableCopy}; the frame object is recycled, see {@link ReceivedFrames}), released
  * after RSocket's {@code onNext}; what RSocket or the application retains keeps its receive buffer until
  * released. The engine posts receives for demand only, so a consumer that holds every receive buffer stops
  * the peer (with credits) instead of growing a queue. A message that cannot be a frame (shorter than a
@@ -41,6 +41,8 @@ import java.nio.channels.ClosedChannelException;
 final class RdmaDuplexConnection extends BaseDuplexConnection {
     private final RdmaConnection rdma;
     private final ByteBufAllocator alloc;
+    /** The recycled frame objects the received messages are handed to RSocket in. */
+    private final ReceivedFrames frames;
     private final Mono<Void> closed;
     /** Why this side closed the connection (a malformed or too large frame); null when it did not. */
     private volatile RSocketErrorException failure;
@@ -50,6 +52,7 @@ final class RdmaDuplexConnection extends BaseDuplexConnection {
     RdmaDuplexConnection(RdmaConnection rdma, ByteBufAllocator alloc) {
         this.rdma = rdma;
         this.alloc = alloc;
+        this.frames = new ReceivedFrames(alloc);
         this.closed = Mono.whenDelayError(super.onClose(), rdma.onDispose());
         // The send ends when the sender completes (after sendErrorAndClose's ERROR frame), or fails when the
         // connection closes; either way the RDMA connection is closed after it (idempotent).
@@ -80,7 +83,7 @@ final class RdmaDuplexConnection extends BaseDuplexConnection {
         }
         ReceivedFrame frame = null;
         if (malformed == null) {
-            frame = new ReceivedFrame(alloc, message);
+            frame = frames.carry(message);
             try {
                 FrameHeaderCodec.frameType(frame);
             } catch (IllegalArgumentException e) {
