@@ -88,6 +88,41 @@ class EngineAllocationHostTest {
         }
     }
 
+    /**
+     * A received message's {@code data()} is one read-only view: one {@code ByteBuffer} per call (about 48-64 B
+     * with compressed references), sliced from a read-only view of its registration made once. Before, each call
+     * made a slice and then a read-only copy of it: two buffers, for every message an application or RSocket reads.
+     */
+    @Test
+    void aMessagesDataViewIsOneByteBuffer() {
+        RdmaConnection client = peers.connect(LoopbackClientServer.config());
+        RdmaConnection server = peers.serverSide(0);
+        java.util.concurrent.CompletableFuture<RdmaMessage> first = server.receive().next().toFuture();
+        client.send(ByteBuffer.wrap(new byte[] {1, 2, 3})).block(WAIT); // a receive is posted for the demand
+        RdmaMessage m = reactor.core.publisher.Mono.fromFuture(first).block(WAIT);
+        assertTrue(m != null && m.length() == 3, "a message of 3 bytes received");
+        try {
+            long sum = 0;
+            for (int i = 0; i < WARM_UP; i++) {
+                sum += m.data().remaining();
+            }
+            long before = THREADS.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < MEASURED; i++) {
+                sum += m.data().remaining();
+            }
+            long bytes = THREADS.getCurrentThreadAllocatedBytes() - before;
+            assertEquals(3L * (WARM_UP + MEASURED), sum);
+            double perCall = (double) bytes / MEASURED;
+            System.out.println("[allocation] RdmaMessage.data(): " + perCall + " B per call");
+            assertTrue(bytes <= 64L * MEASURED + ONE_OFF, "data() allocated " + perCall + " B per call; at most 64 B:"
+                    + " one read-only ByteBuffer");
+            assertTrue(m.data().isReadOnly(), "the view is read-only");
+            assertEquals(java.nio.ByteOrder.BIG_ENDIAN, m.data().order());
+        } finally {
+            m.release();
+        }
+    }
+
     private static void subscribeSends(RdmaConnection client, RegisteredBuffer buffer, CountingSubscriber done,
             int n) {
         for (int i = 0; i < n; i++) {

@@ -5,7 +5,6 @@ import io.reactiverdma.reactive.impl.device.EngineBuffer;
 import io.reactiverdma.reactive.RdmaMessage;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * One received message: a handle on the receive buffer it landed in, stamped with that buffer's
@@ -42,7 +41,7 @@ final class EngineMessage extends SingleRelease implements RdmaMessage, Runnable
         if (isReleased()) {
             throw EngineBuffer.released();
         }
-        return buffer.memory().slice(buffer.offset(), length).asReadOnlyBuffer().order(ByteOrder.BIG_ENDIAN);
+        return buffer.readOnlyMemory().slice(buffer.offset(), length);
     }
 
     @Override

@@ -6,7 +6,6 @@ import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.reactive.RdmaMessage;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * The flyweight a decoding {@code receive(decoder)} subscriber is lent: one per connection, reused for
@@ -27,7 +26,7 @@ final class LentMessage implements RdmaMessage {
         views = new ByteBuffer[buffers.length];
         for (int i = 0; i < buffers.length; i++) {
             EngineBuffer b = buffers[i];
-            views[i] = b.memory().slice(b.offset(), b.length()).asReadOnlyBuffer().order(ByteOrder.BIG_ENDIAN);
+            views[i] = b.readOnlyMemory().slice(b.offset(), b.length());
         }
     }
 
@@ -37,7 +36,7 @@ final class LentMessage implements RdmaMessage {
      */
     LentMessage lend(EngineBuffer shared, int index, int length, boolean hasImmediate, int immediate) {
         ByteBuffer v = shared == null ? views[index]
-                : shared.memory().slice(shared.offset(), shared.length()).asReadOnlyBuffer().order(ByteOrder.BIG_ENDIAN);
+                : shared.readOnlyMemory().slice(shared.offset(), shared.length());
         v.limit(length).position(0);
         this.view = v;
         this.length = length;

@@ -8,7 +8,6 @@ import reactor.util.annotation.Nullable;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
@@ -57,7 +56,7 @@ final class EngineDatagram implements RdmaDatagramMessage, Runnable {
         if (released != 0) {
             throw releasedError();
         }
-        return buffer.memory().slice(buffer.offset() + Grh.SIZE, length).asReadOnlyBuffer().order(ByteOrder.BIG_ENDIAN);
+        return buffer.readOnlyMemory().slice(buffer.offset() + Grh.SIZE, length);
     }
 
     /** Copies the GRH (what a reply's address handle is made from) into {@code into}; false once released. */

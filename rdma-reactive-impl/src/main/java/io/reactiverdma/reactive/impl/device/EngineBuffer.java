@@ -20,6 +20,14 @@ public abstract class EngineBuffer implements RegisteredBuffer {
     /** The root's view of the whole registration range, native order. */
     public abstract ByteBuffer memory();
 
+    /**
+     * A read-only view of the whole registration range, made once per registration: a message's {@code data()}
+     * is one slice of it (read-only and big-endian as every slice is), not a slice and then a read-only copy.
+     */
+    public final ByteBuffer readOnlyMemory() {
+        return root().readOnlyView();
+    }
+
     /** Offset of this range in {@link #memory()}. */
     public abstract int offset();
 
@@ -98,9 +106,20 @@ public abstract class EngineBuffer implements RegisteredBuffer {
         final Set<RemoteAccess> access;
         private final AtomicInteger holds = new AtomicInteger(1);
         private final AtomicBoolean released = new AtomicBoolean();
+        /** {@link #readOnlyMemory()}, made on first use (racing threads may each make one: equal views). */
+        private volatile ByteBuffer readOnlyView;
 
         Root(Set<RemoteAccess> access) {
             this.access = access;
+        }
+
+        ByteBuffer readOnlyView() {
+            ByteBuffer v = readOnlyView;
+            if (v == null) {
+                v = memory().asReadOnlyBuffer();
+                readOnlyView = v;
+            }
+            return v;
         }
 
         /** Frees the memory: called once, when released and no hold is left. */
