@@ -267,7 +267,7 @@ final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuff
         if (!success) {
             terminate(error, true);
         } else if (!terminated) {
-            queue.streamReady(this); // slots came free: the next flush requests more
+            queue.streamReady(this); // an entry and its bytes came free: the next flush requests more
             completeIfDone();
         }
         releaseStagingIfIdle();
