@@ -47,11 +47,16 @@ final class StagingRing {
     private final int capacity;
     private final int entries;
     private final int[] lengths;
-    private final int[] offsets;
-    /** The ring position (bytes ever taken, padding included) at which each entry's bytes end. */
+    /**
+     * The ring position (bytes ever taken, padding included) at which each entry's bytes end; its bytes start
+     * its aligned length before (the padding, if any, comes first).
+     */
     private final long[] ends;
-    /** An entry's own buffer when it did not fit the ring; null otherwise. */
-    private final EngineBuffer[] spills;
+    /**
+     * An entry's own buffer when it did not fit the ring, else null; the array itself only once a message
+     * did not fit (written by the producer, read by the poller after the entry is published).
+     */
+    private EngineBuffer[] spills;
     /** Bytes ever taken from the ring (producer writes; the poller reads it to estimate what is free). */
     private volatile long taken;
     /** Bytes ever given back (poller writes with release; the producer reads with acquire). */
@@ -80,9 +85,7 @@ final class StagingRing {
         this.capacity = capacity;
         this.entries = entries;
         this.lengths = new int[entries];
-        this.offsets = new int[entries];
         this.ends = new long[entries];
-        this.spills = new EngineBuffer[entries];
         this.fairShare = Math.max(ALIGN, capacity / entries / ALIGN * ALIGN);
     }
 
@@ -114,8 +117,9 @@ final class StagingRing {
             at = pad > 0 ? 0 : at;
             area.memory().put(area.offset() + at, message, message.position(), n);
         }
-        spills[e] = null;
-        offsets[e] = at;
+        if (spills != null) {
+            spills[e] = null;
+        }
         ends[e] = end;
         lengths[e] = n;
         taken = end;
@@ -125,6 +129,9 @@ final class StagingRing {
         EngineBuffer b = pool.allocatePooled(n);
         b.retain();
         b.memory().put(b.offset(), message, message.position(), n);
+        if (spills == null) {
+            spills = new EngineBuffer[entries];
+        }
         spills[e] = b;
     }
 
@@ -135,13 +142,18 @@ final class StagingRing {
 
     long address(long seq) {
         int e = (int) (seq % entries);
-        EngineBuffer s = spills[e];
-        return s != null ? s.address() : area.address() + offsets[e];
+        EngineBuffer s = spill(e);
+        return s != null ? s.address() : area.address() + (ends[e] - align(lengths[e])) % capacity;
     }
 
     int lkey(long seq) {
-        EngineBuffer s = spills[(int) (seq % entries)];
+        EngineBuffer s = spill((int) (seq % entries));
         return s != null ? s.lkey() : area.lkey();
+    }
+
+    private EngineBuffer spill(int e) {
+        EngineBuffer[] s = spills;
+        return s == null ? null : s[e];
     }
 
     /** Entry {@code seq} is being posted: its size counts towards the estimate. */
@@ -160,7 +172,7 @@ final class StagingRing {
     /** Entry {@code seq}, the oldest taken, is done with (completed, or never posted): its bytes come free. */
     void free(long seq) {
         int e = (int) (seq % entries);
-        EngineBuffer s = spills[e];
+        EngineBuffer s = spill(e);
         if (s != null) {
             spills[e] = null;
             s.unretain();
