@@ -131,7 +131,7 @@ class EngineAllocationHostTest {
     }
 
     /**
-     * {@code send(Publisher)} takes each message on the producer's thread (a copy into its staging slots) and
+     * {@code send(Publisher)} takes each message on the producer's thread (a copy into its staging ring) and
      * hands the stream to the poller: nothing of that may allocate per message. Before this test the hand-off
      * allocated a queue node each time the stream was handed over again (up to 24 B per message).
      */

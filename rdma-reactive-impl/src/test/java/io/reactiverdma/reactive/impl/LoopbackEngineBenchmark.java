@@ -60,7 +60,7 @@ import java.util.concurrent.TimeUnit;
  *       ({@code Flux.range(0, 64).flatMap(i -> send(buf), 64)}), waited for together: the cost per message
  *       when the pollers and the device stay busy (credits and send slots pace it; the score is per message).</li>
  *   <li>{@link #streamingSend}: {@value #STREAM} messages of {@value #MESSAGE_SIZE} bytes through one
- *       {@code send(Publisher)} (the streaming path: copied into the stream's registered staging slots on the
+ *       {@code send(Publisher)} (the streaming path: copied into the stream's registered staging ring on the
  *       caller's thread, posted in chains, one in {@code SIGNAL_INTERVAL} signalled), waited for together; the
  *       score is per message.</li>
  *   <li>{@link #write64}: one RDMA WRITE of {@value #MESSAGE_SIZE} bytes into a region the server registered

@@ -79,21 +79,19 @@ final class OperationFactory {
     }
 
     /**
-     * The streaming path (see {@link StreamingSend}): one subscriber and one staging area for the whole
-     * stream, sized to the send queue's depth (fewer slots when the peer's receive buffers are so large that
-     * they would not fit one pooled buffer).
+     * The streaming path (see {@link StreamingSend}): one subscriber and one staging ring for the whole
+     * stream, a window of the send queue's depth, each message staged in its own length (the ring is one
+     * pooled buffer: the send queue's depth of the peer's largest messages, or less when that would not fit).
      */
     Mono<Void> send(Publisher<ByteBuffer> messages) {
         Objects.requireNonNull(messages, "messages");
         return Mono.<Void>create(sink -> {
             refuseIfClosed();
             int max = connection.agreement().maxMessageSize();
-            int slotSize = Math.max(1, Math.min(max, pool.maxAllocationSize()));
-            int window = Math.max(1, Math.min(connection.sendDepth(), pool.maxAllocationSize() / slotSize));
-            EngineBuffer staging = pool.allocatePooled(window * slotSize);
-            staging.retain();
-            StreamingSend stream = new StreamingSend(connection.send, connection.poller, sink, staging, slotSize,
-                    window, max, owner);
+            int window = Math.max(1, connection.sendDepth());
+            StagingRing staging = StagingRing.allocate(pool, window, Math.max(1, Math.min(max, pool.maxAllocationSize())));
+            StreamingSend stream = new StreamingSend(connection.send, connection.poller, sink, staging, window, max,
+                    owner);
             sink.onCancel(stream::cancel);
             Flux.from(messages).subscribe(stream);
         }).transform(this::onCallbacks);

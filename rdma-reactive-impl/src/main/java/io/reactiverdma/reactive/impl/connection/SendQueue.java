@@ -153,7 +153,7 @@ final class SendQueue {
         }
     }
 
-    /** {@code stream} has staged messages or free slots: listed (until it ends), it is served by the next flush. */
+    /** {@code stream} has staged messages or free staging: listed (until it ends), it is served by the next flush. */
     void streamReady(StreamingSend stream) {
         assert OwnerThread.check(poller);
         if (closed) {
@@ -171,8 +171,8 @@ final class SendQueue {
     }
 
     /**
-     * Poller thread, at the end of a duty cycle: streams ask their upstream for what their free slots
-     * allow, then the credit update (when due), waiting operations and staged stream messages are posted
+     * Poller thread, at the end of a duty cycle: streams ask their upstream for what their free staging
+     * allows, then the credit update (when due), waiting operations and staged stream messages are posted
      * as one chain. Returns the requests posted.
      */
     int flush() {

@@ -2,7 +2,6 @@ package io.reactiverdma.reactive.impl.connection;
 
 import io.reactiverdma.reactive.impl.completion.CompletionPoller;
 import io.reactiverdma.reactive.impl.completion.HandOffTask;
-import io.reactiverdma.reactive.impl.device.EngineBuffer;
 
 import io.reactiverdma.reactive.InvalidRequestException;
 import io.reactiverdma.verbs.SendFlags;
@@ -21,19 +20,21 @@ import java.nio.ByteBuffer;
  * {@code send(Publisher)}: one subscriber to the caller's messages for the whole stream, with no
  * {@code Mono}, {@link Operation} or subscription per message.
  *
- * <p>The stream owns a staging area of {@code window} slots in registered memory, each as large as the
- * largest message the peer receives. It asks upstream for at most as many messages as it has free slots, so
- * {@link #onNext} (on the upstream's thread) always finds its slot free: it copies the message there (the
- * caller's buffer is free again when onNext returns), publishes it with a release store of the
- * {@link #produced} count, and asks the poller thread to take it (one hand-over task, not one per message,
- * while the poller has not run it yet). On the poller thread the {@link SendQueue} posts staged messages in
- * chains, inline from the slot when small enough, and completions come back in post order, so a slot is
- * free again when its message's completion (or a later one's) arrived; the stream then requests as many
- * messages as slots came free, once per duty cycle.
+ * <p>The stream stages its messages in a {@link StagingRing} of registered bytes, each message taking its
+ * own length, and keeps at most {@code window} (the send queue's depth) messages asked for and not yet
+ * completed. It asks upstream for as many as the free entries and the ring's free bytes allow (the bytes
+ * estimated from the sizes sent lately: small messages get the whole window, whatever the peer's receive
+ * buffer size). {@link #onNext} (on the upstream's thread) copies the message into the ring (or, when it was
+ * larger than estimated and does not fit, into a buffer of its own: see {@link StagingRing}; the caller's
+ * buffer is free again when onNext returns), publishes it with a release store of the {@link #produced}
+ * count, and asks the poller thread to take it (one hand-over task, not one per message, while the poller has
+ * not run it yet). On the poller thread the {@link SendQueue} posts staged messages in chains, inline from
+ * the ring when small enough, and completions come back in post order, so a message's bytes are free again
+ * when its completion (or a later one's) arrived; the stream then requests more, once per duty cycle.
  *
  * <p>Steady state allocates nothing per message: no object is created on the data path (the one task is
  * reused, and is its own node in the poller's hand-off queue), and the only per-stream allocations are this
- * object (with its {@link StagingGate}), its staging buffer and the result's sink.
+ * object (with its {@link StagingGate}), its staging ring and the result's sink.
  *
  * <p>Outcome: the result completes when upstream completed and every message was sent (its completion
  * arrived); it errors with the first failure (a message too large, an error completion, the connection
@@ -57,11 +58,9 @@ final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuff
     private final SendQueue queue;
     private final CompletionPoller poller;
     private final MonoSink<Void> sink;
-    private final EngineBuffer staging;
-    private final int slotSize;
+    private final StagingRing staging;
     private final int window;
     private final int maxMessageSize;
-    private final int[] lengths;
     /** What subscribers hold the connection by: kept reachable while the stream runs. */
     @SuppressWarnings("unused")
     private final Object owner;
@@ -94,16 +93,14 @@ final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuff
     private boolean terminated;
     private boolean stagingReleased;
 
-    StreamingSend(SendQueue queue, CompletionPoller poller, MonoSink<Void> sink, EngineBuffer staging, int slotSize,
-            int window, int maxMessageSize, Object owner) {
+    StreamingSend(SendQueue queue, CompletionPoller poller, MonoSink<Void> sink, StagingRing staging, int window,
+            int maxMessageSize, Object owner) {
         this.queue = queue;
         this.poller = poller;
         this.sink = sink;
         this.staging = staging;
-        this.slotSize = slotSize;
         this.window = window;
         this.maxMessageSize = maxMessageSize;
-        this.lengths = new int[window];
         this.owner = owner;
     }
 
@@ -133,11 +130,11 @@ final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuff
         }
     }
 
-    /** Copies the message into its slot and publishes it. Upstream's thread, inside onNext. */
+    /** Copies the message into the staging ring and publishes it. Upstream's thread, inside onNext. */
     private void stage(ByteBuffer message) {
         long seq = produced;
         int n = message.remaining();
-        if (n > maxMessageSize || n > slotSize) {
+        if (n > maxMessageSize || n > staging.capacity()) {
             upstream.cancel();
             onError(new InvalidRequestException(InvalidRequestException.Reason.MESSAGE_TOO_LARGE,
                     "message " + seq + " of the stream has " + n + " bytes, which does not fit the receiver's "
@@ -150,10 +147,14 @@ final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuff
                     + requested + " were requested"));
             return;
         }
-        int slot = (int) (seq % window);
-        // Absolute put: neither the caller's buffer nor the shared slab changes position, nothing is allocated.
-        staging.memory().put(staging.offset() + slot * slotSize, message, message.position(), n);
-        lengths[slot] = n;
+        try {
+            staging.stage(seq, message, n);
+        } catch (RuntimeException e) {
+            // A spill buffer the pool could not give (closed with its device, registration refused).
+            upstream.cancel();
+            onError(e);
+            return;
+        }
         PRODUCED.setRelease(this, seq + 1);
         schedule();
     }
@@ -216,16 +217,18 @@ final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuff
         completeIfDone();
     }
 
-    /** Asks upstream for as many messages as slots are free (called once per flush). */
+    /** Asks upstream for as many messages as free entries and staging bytes allow (called once per flush). */
     void requestMore() {
         assert OwnerThread.check(poller);
         if (terminated || upstreamDone || upstream == null) {
             return;
         }
-        long free = window - (requested - completedCount);
-        // Ask in batches of a quarter window (or everything when all came back), so that upstream is not
-        // asked once per message.
-        if (free > 0 && (free >= Math.max(1, window / 4) || requested == completedCount)) {
+        boolean idle = requested == completedCount;
+        long free = staging.affordable(requested - (long) PRODUCED.getAcquire(this), window - (requested - completedCount),
+                idle);
+        // Ask in batches of a quarter of what the ring holds now (or anything when all came back), so that
+        // upstream is not asked once per message.
+        if (free > 0 && (free >= Math.max(1, staging.windowNow() / 4) || idle)) {
             requested += free;
             upstream.request(free);
         }
@@ -239,31 +242,32 @@ final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuff
     /** Adds the next staged message to {@code chain} as a SEND; returns whether it is inline. */
     boolean writeNext(SendWorkRequests chain, long wrId, int inlineLimit) {
         assert OwnerThread.check(poller);
-        int slot = (int) (postedCount % window);
-        int n = lengths[slot];
+        long seq = postedCount;
+        int n = staging.length(seq);
         boolean inline = n > 0 && n <= inlineLimit;
         int i = chain.add(wrId, WrOpcode.SEND, inline ? SendFlags.INLINE : 0);
         postedCount++; // counted once in the chain, so a refusal of the chain (refused()) takes it back
         if (n > 0) {
-            chain.sge(i, staging.address() + (long) slot * slotSize, n, staging.lkey());
+            chain.sge(i, staging.address(seq), n, staging.lkey(seq));
         }
+        staging.posting(seq);
         return inline;
     }
 
     /** The length of the oldest message posted and not completed yet (for the byte counters). */
     int completedLength() {
         assert OwnerThread.check(poller);
-        return lengths[(int) (completedCount % window)];
+        return staging.length(completedCount);
     }
 
     /** The oldest posted message finished: sent ({@code error} null) or failed (flushed, error completion). */
     void sent(boolean success, Throwable error) {
         assert OwnerThread.check(poller);
-        completedCount++;
+        staging.free(completedCount++);
         if (!success) {
             terminate(error, true);
         } else if (!terminated) {
-            queue.streamReady(this); // slots came free: the next flush requests more
+            queue.streamReady(this); // an entry and its bytes came free: the next flush requests more
             completeIfDone();
         }
         releaseStagingIfIdle();
@@ -319,8 +323,7 @@ final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuff
         boolean noProducer = gate.close();
         if (completedCount == postedCount && noProducer) {
             stagingReleased = true;
-            staging.unretain();
-            staging.release();
+            staging.release(completedCount, (long) PRODUCED.getAcquire(this));
         }
     }
 }

@@ -80,7 +80,7 @@ class OwnerThreadHostTest {
 
     @Test
     void aStreamingSendPollerMethodFromAnotherThreadFailsTheOwnerThreadAssertion() {
-        StreamingSend stream = new StreamingSend(core.send, core.poller, null, null, 1, 1, 1, null);
+        StreamingSend stream = new StreamingSend(core.send, core.poller, null, null, 1, 1, null);
         assertOwnerThreadAssertion(stream::hasStaged);
     }
 
