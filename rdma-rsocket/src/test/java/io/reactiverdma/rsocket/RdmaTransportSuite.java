@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
@@ -71,7 +72,7 @@ abstract class RdmaTransportSuite implements TransportTest {
 
     /** Counts connects and frames of the resumable variant (null otherwise), for its progress log. */
     private volatile CountingClientTransport counting;
-    private reactor.core.Disposable progressLog;
+    private Disposable progressLog;
 
     /**
      * The resumable variant's client, counted: every 10 s the log says how many RDMA connections the client has
