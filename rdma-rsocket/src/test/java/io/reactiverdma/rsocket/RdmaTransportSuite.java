@@ -4,6 +4,7 @@ import io.reactiverdma.reactive.RdmaClient;
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaServer;
 import io.rsocket.test.TransportTest;
+import io.rsocket.transport.ClientTransport;
 import io.rsocket.util.ByteBufPayload;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -11,6 +12,8 @@ import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
 import java.time.Duration;
@@ -41,6 +44,15 @@ abstract class RdmaTransportSuite implements TransportTest {
     /** True: RSocket fragments (the suite's random mtu); false: every frame travels whole. */
     abstract boolean fragmented();
 
+    /**
+     * True: both sides resume (RSocket's session resumption, in-memory frame stores), and each side closes
+     * every RDMA connection 10 ms..1.5 s after its first frame, so the client reconnects over a new RDMA
+     * connection again and again while the test's interactions go on (the suite's own resumable variant).
+     */
+    boolean resumable() {
+        return false;
+    }
+
     private int receiveBufferSize() {
         return fragmented() ? 4096 : 1024 * 1024;
     }
@@ -58,6 +70,26 @@ abstract class RdmaTransportSuite implements TransportTest {
                 .option(RdmaOption.RECEIVE_QUEUE_DEPTH, 16));
     }
 
+    /** Counts connects and frames of the resumable variant (null otherwise), for its progress log. */
+    private volatile CountingClientTransport counting;
+    private Disposable progressLog;
+
+    /**
+     * The resumable variant's client, counted: every 10 s the log says how many RDMA connections the client has
+     * opened and how many frames it has received so far, to tell a crawl from a stall.
+     */
+    private ClientTransport observed(RdmaClientTransport transport) {
+        if (!resumable()) {
+            return transport;
+        }
+        CountingClientTransport c = new CountingClientTransport(transport);
+        counting = c;
+        progressLog = Flux.interval(Duration.ofSeconds(10)).subscribe(tick -> System.err.println(
+                "[transport-suite] " + running + ": " + millisSinceStart() + " ms, " + c.connects.get()
+                        + " RDMA connections, " + c.framesReceived.get() + " frames received by the client"));
+        return c;
+    }
+
     /** What the test log says (per-test times, as the device run's JUnit tree prints none before the end). */
     private String running;
     private long startedNanos;
@@ -67,10 +99,11 @@ abstract class RdmaTransportSuite implements TransportTest {
         running = getClass().getSimpleName() + " " + test.getTestMethod().map(m -> m.getName()).orElse("?");
         startedNanos = System.nanoTime();
         System.err.println("[transport-suite] " + running + ": start");
+        counting = null;
         pair = new TransportPair<>(this::host,
-                (host, server, allocator) -> client(host, server.address().getPort()).allocator(allocator),
+                (host, server, allocator) -> observed(client(host, server.address().getPort()).allocator(allocator)),
                 (host, allocator) -> server(host).allocator(allocator),
-                fragmented());
+                fragmented(), resumable());
     }
 
     /**
@@ -120,7 +153,13 @@ abstract class RdmaTransportSuite implements TransportTest {
     @AfterEach
     @Override
     public void close() {
-        System.err.println("[transport-suite] " + running + ": ran " + millisSinceStart() + " ms, closing");
+        if (progressLog != null) {
+            progressLog.dispose();
+        }
+        CountingClientTransport c = counting;
+        System.err.println("[transport-suite] " + running + ": ran " + millisSinceStart() + " ms, closing"
+                + (c == null ? "" : " (" + c.connects.get() + " RDMA connections, " + c.framesReceived.get()
+                        + " frames received by the client)"));
         TransportTest.super.close();
         awaitNoFrameHeld(getTimeout());
         System.err.println("[transport-suite] " + running + ": closed at " + millisSinceStart() + " ms");
