@@ -114,7 +114,12 @@ public interface RdmaDatagramEndpoint extends Disposable {
      */
     Flux<RdmaDatagramMessage> join(InetSocketAddress group);
 
-    /** Emits {@code group} once it is joined (right away when it is), so sends to it can start. */
+    /**
+     * Emits {@code group} once it is joined (right away when it is), so sends to it can start: a datagram sent to
+     * the group after it emitted reaches this endpoint's {@code join(group)} stream (unless dropped on the way,
+     * as any datagram may be). Errors with {@link InvalidRequestException} ({@code NOT_JOINED}) when the group
+     * is not being joined or was left, and with {@link RdmaMulticastException} when the join failed.
+     */
     Mono<InetSocketAddress> joined(InetSocketAddress group);
 
     /** Datagrams this side dropped: arrived with no subscriber for them, or a receive that completed in error. */

@@ -8,7 +8,9 @@ import io.reactiverdma.reactive.RdmaDatagramEndpoint;
 import io.reactiverdma.reactive.RdmaDatagramMessage;
 import io.reactiverdma.reactive.RdmaMulticastException;
 import io.reactiverdma.reactive.RdmaOption;
+import io.reactiverdma.reactive.CompletionQueueMode;
 import io.reactiverdma.reactive.impl.loopback.LoopbackCmId;
+import io.reactiverdma.reactive.impl.loopback.LoopbackFaults;
 import io.reactiverdma.reactive.impl.loopback.LoopbackQueuePair;
 import io.reactiverdma.reactive.impl.loopback.LoopbackResources.Kind;
 import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
@@ -24,10 +26,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -241,6 +246,46 @@ class DatagramLoopbackTest extends DatagramContract {
         sub.onDispose().block(WAIT);
         assertEquals(2, stack.liveIds().size(), "the subscriber's ids are destroyed: the publisher's two are left");
         assertTrue(stack.liveIds().stream().anyMatch(id -> id.joinedGroups().size() == 2), "the publisher is still in both");
+    }
+
+    /**
+     * {@code joined(group)} means what a sender needs: a datagram sent to the group once it emitted reaches the
+     * member's {@code join} stream. The stream is registered by the member's poller thread, the join done by the
+     * rdma_cm thread: when the poller is late (a loaded machine; here a stalled CQ wait, fault injection), a
+     * {@code joined} emitted from the rdma_cm thread let the datagram reach the CQ before the stream, and the
+     * poller, polling before it runs handed-over work, dropped it as nobody's (seen once in CI on JDK 25,
+     * "Timeout on blocking read" in the multicast contract test). Loopback only: only it can stall a poller.
+     */
+    @Test
+    void aDatagramSentOnceJoinedEmittedReachesTheGroupStreamEvenIfTheMembersPollerIsLate() throws Exception {
+        RdmaDatagramEndpoint publisher = bind();
+        LoopbackFaults.CqStall stall = stack.faults().stallNextCq();
+        RdmaDatagramEndpoint member = bind(config().option(RdmaOption.COMPLETION_QUEUE_MODE,
+                CompletionQueueMode.PER_CONNECTION)); // its own CQ and poller: the one stalled
+        InetSocketAddress group = new InetSocketAddress("239.1.1.9", 0);
+        BlockingQueue<RdmaDatagramMessage> delivered = new LinkedBlockingQueue<>();
+        try {
+            stall.engage();
+            subscriptions.add(member.receive().subscribe(RdmaDatagramMessage::release)); // wakes it into the stall
+            assertTrue(stall.awaitStalled(WAIT), "the member's poller never waited on its CQ again");
+            subscriptions.add(publisher.join(group).subscribe(RdmaDatagramMessage::release));
+            publisher.joined(group).block(WAIT);
+            subscriptions.add(member.join(group).subscribe(delivered::add));
+            CompletableFuture<Void> sent = member.joined(group).then(publisher.send(text("first"), group)).toFuture();
+            try {
+                sent.get(2, TimeUnit.SECONDS); // before the fix: joined, and sent, while the poller is stalled
+            } catch (TimeoutException expected) {
+                // joined waits for the member's poller to have registered the stream
+            }
+            stall.release();
+            sent.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            RdmaDatagramMessage m = delivered.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            assertNotNull(m, "the datagram sent once joined() emitted never reached the group's stream (dropped: "
+                    + stack.datagramsDropped() + " by the device, " + member.droppedCount() + " by the member)");
+            assertEquals("first", text(m));
+        } finally {
+            stall.release();
+        }
     }
 
     /** Loopback only: a device that stops completing (fault injection) keeps sends waiting for their slot. */

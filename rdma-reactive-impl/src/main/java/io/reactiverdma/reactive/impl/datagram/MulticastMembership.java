@@ -172,7 +172,10 @@ final class MulticastMembership {
             return;
         }
         metrics.multicastGroups(1);
-        g.joined.tryEmitValue(g.group);
+        // On the poller, after the joinStream task handed over when the join began: a datagram sent once joined()
+        // emitted then finds the group's stream, even when the poller runs late (it polls before it runs handed-
+        // over work, so it would have dropped the datagram as nobody's).
+        poller.execute(() -> g.joined.tryEmitValue(g.group));
     }
 
     private void joinFailed(MulticastGroup g, int status, String message) {

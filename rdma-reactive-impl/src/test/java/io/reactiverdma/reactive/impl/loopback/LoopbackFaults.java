@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Faults injected into one loopback stack, on command from tests. Thread-safe; every fault is one-shot (or
@@ -64,6 +66,7 @@ public final class LoopbackFaults {
     private final List<CompletionFault> completionFaults = new ArrayList<>();
     private final List<ConnectFailure> connectFailures = new ArrayList<>();
     private final List<Delay> delays = new ArrayList<>();
+    private final List<CqStall> stalls = new ArrayList<>();
 
     LoopbackFaults(LoopbackStack stack) {
         this.stack = stack;
@@ -79,7 +82,52 @@ public final class LoopbackFaults {
         cqFaults.add(new CqFault(cq, call, times, error));
     }
 
+    /**
+     * A poller thread the operating system does not run for a while, as on a loaded machine: once
+     * {@link CqStall#engage() engaged}, the next {@code ibv_get_cq_event} on the next CQ created blocks, deaf to
+     * wake-ups and completion events, until {@link CqStall#release() released}. Work handed to its poller and
+     * completions that reach its CQ meanwhile are then found in whatever order the late thread looks first.
+     */
+    public synchronized CqStall stallNextCq() {
+        CqStall s = new CqStall();
+        stalls.add(s);
+        return s;
+    }
+
+    /** One {@link #stallNextCq()}. */
+    public static final class CqStall {
+        private CompletionQueue cq;
+        private volatile boolean engaged;
+        private final CountDownLatch stalled = new CountDownLatch(1);
+        private final CountDownLatch released = new CountDownLatch(1);
+
+        private CqStall() {
+        }
+
+        /** The CQ's next await stalls (one already under way is not touched). */
+        public void engage() {
+            engaged = true;
+        }
+
+        /** Waits until the poller is stalled; false if it did not stall within {@code timeout}. */
+        public boolean awaitStalled(Duration timeout) throws InterruptedException {
+            return stalled.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        }
+
+        /** The stalled await goes on (or none stalls any more). */
+        public void release() {
+            engaged = false;
+            released.countDown();
+        }
+    }
+
     synchronized void cqCreated(LoopbackCompletionQueue q) {
+        for (CqStall s : stalls) {
+            if (s.cq == null) {
+                s.cq = q;
+                break;
+            }
+        }
         for (CqFault f : cqFaults) {
             if (f.cq == null) {
                 f.cq = q;
@@ -89,6 +137,9 @@ public final class LoopbackFaults {
     }
 
     void cqCall(LoopbackCompletionQueue q, LoopbackCompletionQueue.Call kind) {
+        if (kind == LoopbackCompletionQueue.Call.AWAIT) {
+            stallIfEngaged(q);
+        }
         Throwable t = null;
         synchronized (this) {
             for (Iterator<CqFault> it = cqFaults.iterator(); it.hasNext(); ) {
@@ -104,6 +155,28 @@ public final class LoopbackFaults {
         }
         if (t != null) {
             throw Errnos.sneaky(t);
+        }
+    }
+
+    private void stallIfEngaged(LoopbackCompletionQueue q) {
+        CqStall stall = null;
+        synchronized (this) {
+            for (Iterator<CqStall> it = stalls.iterator(); it.hasNext(); ) {
+                CqStall s = it.next();
+                if (s.cq == q && s.engaged) {
+                    it.remove();
+                    stall = s;
+                    break;
+                }
+            }
+        }
+        if (stall != null) {
+            stall.stalled.countDown();
+            try {
+                stall.released.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -356,5 +429,7 @@ public final class LoopbackFaults {
         completionFaults.clear();
         connectFailures.clear();
         delays.clear();
+        stalls.forEach(CqStall::release);
+        stalls.clear();
     }
 }
