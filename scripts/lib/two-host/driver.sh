@@ -25,24 +25,25 @@ slack=${TWO_HOST_SLACK_S:-8}
 say() { printf 'two-host(a): %s\n' "$*" >&2; }
 pass() { printf 'PASS %s: %s\n' "$1" "$2" | tee -a "$results" >&2; }
 fail() { printf 'FAIL %s: %s\n' "$1" "$2" | tee -a "$results" >&2; }
-# wait_for FILE REGEX SECONDS: the first matching line, or nothing after SECONDS
-wait_for() {
-    local file=$1 re=$2 deadline=$((SECONDS + $3)) line
-    while ((SECONDS < deadline)); do
-        line=$(grep -m 1 -E -- "$re" "$file" 2>/dev/null) && { printf '%s\n' "$line"; return 0; }
-        sleep 0.2
-    done
-    return 1
-}
 ctl() { "$lab_ctl" "$@" >/dev/null || say "lab-ctl $* failed"; }
 # applied_at SIDE ACTION: runs a partition/heal, prints when the agent applied it (that VM's clock)
 applied_at() {
     local out
     out=$("$lab_ctl" "$@") || say "lab-ctl $* failed"
     out=$(sed -n 's/^applied_at=//p' <<<"$out")
-    printf '%s\n' "${out:-$(now)}"
+    printf '%s\n' "${out:-$EPOCHREALTIME}"
 }
 counters() { "$lab_ctl" "$1" counters; }
+# on_both ACTION... [; ACTION...]: the same lab-ctl request to a's and b's agents at once (one round trip,
+# not two after each other); their outputs in $out_a and $out_b
+on_both() {
+    local fa=$LAB_DIR/on-both.a fb=$LAB_DIR/on-both.b pa pb
+    "$lab_ctl" a "$@" >"$fa" & pa=$!
+    "$lab_ctl" b "$@" >"$fb" & pb=$!
+    wait "$pa" || say "lab-ctl a $* failed"
+    wait "$pb" || say "lab-ctl b $* failed"
+    out_a=$(<"$fa") out_b=$(<"$fb")
+}
 # counter_delta BEFORE AFTER: "name=+N" for each counter that changed
 counter_delta() {
     awk -F= 'NR == FNR { b[$1] = $2; next } $2 != b[$1] { printf "%s=+%d ", $1, $2 - b[$1] }' \
@@ -71,16 +72,17 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 # against its retry count, so 1 MiB chunks (256 packets) ran out of retries (RETRY_EXC_ERR) at 1% and
 # 3% loss in the first runs (docs/failure-semantics.md#loss).
 loss_test() { # mode percent size
-    local name=loss-$1-${2%\%} before_a before_b t0 t1 rc=0
+    local name=loss-$1-${2%\%} before_a before_b t0 t1 rc=0 out_a out_b
     local log=$LAB_DIR/$name.log
-    ctl a netem loss "$2"; ctl b netem loss "$2"
-    before_a=$(counters a); before_b=$(counters b)
-    t0=$(now)
+    # Loss on both NICs, then each side's counters: both sides at once, each in one round trip.
+    on_both netem loss "$2" \; counters
+    before_a=$out_a before_b=$out_b
+    t0=$EPOCHREALTIME
     timeout 300 "$here/run-sample" bulk send $LAB_B_IP -p 7472 --mode $1 --size $3 --chunk 64k --window 16 --timeout-ms 60000 >"$log" 2>&1 || rc=$?
-    t1=$(now)
-    ctl a clear; ctl b clear
+    t1=$EPOCHREALTIME
+    on_both clear \; counters
     local da db rate
-    da=$(counter_delta "$before_a" "$(counters a)"); db=$(counter_delta "$before_b" "$(counters b)")
+    da=$(counter_delta "$before_a" "$out_a"); db=$(counter_delta "$before_b" "$out_b")
     rate=$(grep -o 'sent [0-9]* bytes in [^)]*)' "$log" | head -n 1)
     if ((rc == 0)) && grep -q 'hashes match' "$log"; then
         pass "$name" "$3 in $(elapsed "$t0" "$t1") s wall ($rate); counters a: ${da:-none}; b: ${db:-none}"
@@ -98,9 +100,9 @@ partition_short() {
     ( timeout 300 "$here/run-sample" bulk send $LAB_B_IP -p 7472 --mode push --size 24m --timeout-ms 60000 >"$log" 2>&1; echo $? >"$log.rc" ) &
     local sender=$!
     if ! wait_for "$log" 'connected to' 120 >/dev/null; then wait "$sender"; fail "$name" "the sender did not connect: $(tail -n 3 "$log" | tr '\n' ' ')"; return; fi
-    sleep 2
+    nap 2
     local cut_at healed_at
-    cut_at=$(applied_at a partition); sleep "$cut"; healed_at=$(applied_at a heal)
+    cut_at=$(applied_at a partition); nap "$cut"; healed_at=$(applied_at a heal)
     local lasted
     lasted=$(elapsed "$cut_at" "$healed_at")
     say "partitioned for $lasted s (bound $bound s)"
@@ -125,11 +127,11 @@ partition_long() {
     ( timeout 300 "$here/run-sample" bulk send "$LAB_B_IP" -p 7472 --mode push --size 1g --timeout-ms 60000 2>&1 | stamp >"$log"; echo "${PIPESTATUS[0]}" >"$log.rc" ) &
     local sender=$!
     if ! wait_for "$log" 'connected to' 120 >/dev/null; then wait "$sender"; fail "$name" "the sender did not connect"; return; fi
-    sleep 2
+    nap 2
     t_cut=$(applied_at a partition)
     line=$(wait_for "$log" 'Exception|FAILED|failed' "$((cut))")
     t_fail=${line%% *}
-    sleep "$(awk -v c="$cut" -v a="$t_cut" -v n="$(now)" 'BEGIN { r = c - (n - a); print (r > 0 ? r : 0) }')"
+    nap "$(awk -v c="$cut" -v a="$t_cut" -v n="$EPOCHREALTIME" 'BEGIN { r = c - (n - a); print (r > 0 ? r : 0) }')"
     ctl a heal
     wait "$sender"
     rc=$(cat "$log.rc")
@@ -146,7 +148,7 @@ partition_long() {
     # b's receiver: its watchdog (20 s) or the DREQ that arrives after healing ends the transfer, typed.
     local deadline=$((SECONDS + 40))
     while (( $(grep -c 'FAILED' "$LAB_DIR/b-receiver.log") <= receiver_failures_before && SECONDS < deadline )); do
-        sleep 0.5
+        nap 0.5
     done
     (( $(grep -c 'FAILED' "$LAB_DIR/b-receiver.log") > receiver_failures_before )) \
         || why+=("b's receiver did not report the broken transfer within 40 s of healing")
@@ -184,15 +186,15 @@ host_death() {
     b_job death-sender "sample bulk send $LAB_A_IP -p 7473 --mode pull --size 1g --timeout-ms 60000"
     # b's transfer, not the warm-up's (both log "transfer from")
     if ! wait_for "$rlog" "transfer from /$LAB_B_IP:" 180 >/dev/null; then fail "$name" "b's sender did not start a transfer"; return; fi
-    sleep 3
+    nap 3
     (( $(rdma_count qp "$pid") > 0 )) \
         || { fail "$name" "no QP of the receiver (pid $pid) is listed during the transfer: cannot check"; return; }
     # b dies between the request and the answer; the host kills at once (it polls every 0.1 s), while this
     # busy VM may see the answer seconds later: time from the request (an upper bound of the detection).
     local t_asked
-    t_asked=$(now)
+    t_asked=$EPOCHREALTIME
     "$lab_ctl" host kill b >/dev/null
-    t_killed=$(now)
+    t_killed=$EPOCHREALTIME
     line=$(wait_for "$rlog" 'FAILED' 60)
     [[ -n $line ]] || { fail "$name" "a's receiver reported nothing within 60 s of b's death"; return; }
     t_fail=${line%% *}
@@ -203,7 +205,7 @@ host_death() {
         || why+=("detection took $detect s, more than the bound $bound s + $slack s")
     grep -qE 'FAILED: .*(PEER_GONE|went away|RETRY_EXC|RdmaCompletionException|ConnectionClosedException)' <<<"$line" \
         || why+=("untyped failure: $line")
-    sleep 1
+    nap 1
     local qps mrs
     qps=$(rdma_count qp "$pid")
     mrs=$(rdma_count mr "$pid")
@@ -229,7 +231,7 @@ gw=http://127.0.0.1:8080 glog=$LAB_DIR/a-gateway.log gateway_started=
 gateway_timeout_s=${TWO_HOST_GATEWAY_TIMEOUT_S:-10}
 gateway_start() {
     [[ -z $gateway_started ]] || return 0
-    gateway_started=$(now)
+    gateway_started=$EPOCHREALTIME
     TWO_HOST_CP=$TWO_HOST_GATEWAY_CP nice -n 19 "$here/run-sample" gateway --reactive-rdma.client.host="$LAB_B_IP" \
         --reactive-rdma.client.port=7474 --server.address=127.0.0.1 --server.port=8080 \
         --gateway.request-timeout="${gateway_timeout_s}s" \
@@ -246,9 +248,9 @@ gateway_ready() {
     for t in /proc/"$pid"/task/*; do renice -n 0 -p "${t##*/}" >/dev/null 2>&1; done
     until [[ $(curl -s -m 5 -o /dev/null -w '%{http_code}' "$gw/actuator/health") == 200 ]]; do
         ((SECONDS < deadline)) && kill -0 "$pid" 2>/dev/null || return 1
-        sleep 2
+        nap 2
     done
-    say "the gateway answers, $(elapsed "$gateway_started" "$(now)") s after it was started"
+    say "the gateway answers, $(elapsed "$gateway_started" "$EPOCHREALTIME") s after it was started"
     echo "$pid"
 }
 # A gauge of the gateway's actuator: its value as an integer, or nothing.
@@ -282,27 +284,27 @@ gateway_flapping_backend() {
     (
         n=0
         while [[ ! -e $stop ]]; do
-            t0=$(now)
+            t0=$EPOCHREALTIME
             code=$(curl -s -m $((timeout_s + 30)) -o /dev/null -w '%{http_code}' -X PUT --data-binary "v$n" "$gw/kv/flap")
-            printf '%s %s %s\n' "$t0" "$code" "$(elapsed "$t0" "$(now)")"
+            printf '%s %s %s\n' "$t0" "$code" "$(elapsed "$t0" "$EPOCHREALTIME")"
             n=$((n + 1))
-            sleep 0.5
+            nap 0.5
         done
     ) >"$reqlog" &
     local reqpid=$!
     for ((i = 1; i <= flaps; i++)); do
         b_job "flap-kill-$i" "pid=\$(pgrep -n -f 'java .*KeyValue server .*-p 7474') && kill -9 \$pid && echo killed \$pid"
         wait_for "$LAB_DIR/jobs/flap-kill-$i.log" 'killed' 60 >/dev/null || { why+=("flap $i: b's key-value server was not killed"); break; }
-        t_kill=$(now)
+        t_kill=$EPOCHREALTIME
         b_job "flap-kv-$i" "sample kv server --host \$RXE_IP -p 7474"
         wait_for "$LAB_DIR/jobs/flap-kv-$i.log" 'listening' 240 >/dev/null || { why+=("flap $i: b's key-value server did not start again"); break; }
-        t_up=$(now)
+        t_up=$EPOCHREALTIME
         # Reconnected: a PUT sent after the server listened again answered 204.
         t_ok=
         local deadline=$((SECONDS + 45))
         while [[ -z $t_ok ]] && ((SECONDS < deadline)); do
             t_ok=$(awk -v u="$t_up" '$1 > u && $2 == 204 { print $1; exit }' "$reqlog")
-            [[ -n $t_ok ]] || sleep 0.5
+            [[ -n $t_ok ]] || nap 0.5
         done
         [[ -n $t_ok ]] || { why+=("flap $i: no PUT answered 204 within 45 s of the server listening again"); break; }
         reconnects+=("$(elapsed "$t_up" "$t_ok")s")
@@ -353,20 +355,20 @@ gateway_host_death() {
     [[ $code == 204 ]] || why+=("PUT before the death answered $code")
     local t_asked glog_seen
     glog_seen=$(wc -l <"$glog")
-    t_asked=$(now)
+    t_asked=$EPOCHREALTIME
     "$lab_ctl" host kill b >/dev/null
-    t_killed=$(now)
+    t_killed=$EPOCHREALTIME
     # Requests for bound + slack + 10 s: each must answer within the request timeout (+2 s for HTTP and
     # emulation), 504 or 503; the last ones 503 and the health DOWN.
     # Each request is recorded as code@second it was SENT after the kill.
     local end=$(( SECONDS + ${bound%.*} + slack + 10 )) codes=() slow=() t1 took
     while ((SECONDS < end)); do
-        t0=$(now)
+        t0=$EPOCHREALTIME
         code=$(curl -s -m $((timeout_s + 30)) -o /dev/null -w '%{http_code}' "$gw/kv/k1")
-        t1=$(now); took=$(elapsed "$t0" "$t1")
+        t1=$EPOCHREALTIME; took=$(elapsed "$t0" "$t1")
         codes+=("$code@$(elapsed "$t_asked" "$t0")s")
         awk -v d="$took" -v t="$timeout_s" -v s="$slack" 'BEGIN { exit !(d > t + s) }' && slow+=("${took}s")
-        sleep 1
+        nap 1
     done
     ((${#slow[@]} == 0)) || why+=("request(s) took ${slow[*]}, longer than the request timeout ${timeout_s} s + $slack s")
     # Once the bound (+ slack) has passed, the connection has failed: every request sent later is 503.
@@ -386,7 +388,7 @@ gateway_host_death() {
     "$lab_ctl" host boot b >/dev/null || why+=("cannot boot b again")
     deadline=$((SECONDS + 240)) code=
     until [[ $code == 204 ]] || ((SECONDS >= deadline)); do
-        sleep 3
+        nap 3
         code=$(curl -s -m 30 -o /dev/null -w '%{http_code}' -X PUT --data-binary 'after' "$gw/kv/k2")
     done
     [[ $code == 204 ]] || why+=("no PUT succeeded within 240 s of booting b again (last: $code)")
@@ -419,13 +421,13 @@ idle_host_death() {
     b_job idle-client "gcc -O2 -o \$LAB_DIR/idle-client $here/idle-client.c -lrdmacm -libverbs && exec \$LAB_DIR/idle-client $LAB_A_IP 7476"
     wait_for "$elog" 'connection from' 180 >/dev/null || { fail "$name" "b's idle client did not connect: $(tail -n 3 "$LAB_DIR/jobs/idle-client.log" 2>/dev/null | tr '\n' ' ')"; return; }
     # b alive: probes go out and are acknowledged, the idle connection stays open past an interval.
-    sleep $((idle_probe_interval + idle_probe_interval / 2))
+    nap $((idle_probe_interval + idle_probe_interval / 2))
     if grep -qE 'closed after|failed' "$elog"; then fail "$name" "the connection to the live idle client closed: $(grep -m 1 -E 'closed after|failed' "$elog")"; kill "$pid"; return; fi
     qps=$(rdma_count qp "$pid"); mr_open=$(rdma_count mr "$pid")
     ((qps > 0)) || { fail "$name" "no QP of the echo server (pid $pid) is listed with the client connected: cannot check"; kill "$pid"; return; }
-    t_asked=$(now)
+    t_asked=$EPOCHREALTIME
     "$lab_ctl" host kill b >/dev/null
-    t_killed=$(now)
+    t_killed=$EPOCHREALTIME
     # Waits well past the bound, so that a late detection is measured, not only failed.
     line=$(wait_for "$elog" 'closed after|failed' $(( ${idle_bound%.*} + slack + 180 )))
     [[ -n $line ]] || { fail "$name" "a's echo server did not close the dead idle connection within $((${idle_bound%.*} + slack + 180)) s"; kill "$pid"; return; }
@@ -436,7 +438,7 @@ idle_host_death() {
     detect_min=$(elapsed "$t_killed" "${line%% *}")
     awk -v d="$detect" -v b="$idle_bound" -v s="$slack" 'BEGIN { exit !(d <= b + s) }' \
         || why+=("detection took $detect s ($detect_min s from the kill's acknowledgement; the probe failed at $(elapsed "$t_killed" "${probe_line%% *}") s), more than the bound $idle_bound s + $slack s")
-    sleep 1
+    nap 1
     qps=$(rdma_count qp "$pid"); mrs=$(rdma_count mr "$pid")
     ((qps == 0)) || why+=("$qps QP(s) of the echo server still exist after the close")
     ((mrs <= mr_open)) || why+=("the echo server holds $mrs memory registrations, $mr_open with the connection open")

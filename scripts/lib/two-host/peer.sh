@@ -21,5 +21,5 @@ while :; do
         mv "$job" "$job.running"
         bash "$job.running" > >(stamp >"${job%.job}.log") 2>&1 &
     done
-    sleep 0.1
+    nap 0.1
 done
