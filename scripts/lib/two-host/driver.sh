@@ -81,6 +81,7 @@ loss_test() { # mode percent size
     timeout 300 "$here/run-sample" bulk send $LAB_B_IP -p 7472 --mode $1 --size $3 --chunk 64k --window 16 --timeout-ms 60000 >"$log" 2>&1 || rc=$?
     t1=$EPOCHREALTIME
     on_both clear \; counters
+    out_a=${out_a#applied_at=*$'\n'} out_b=${out_b#applied_at=*$'\n'}   # clear's line, not a counter
     local da db rate
     da=$(counter_delta "$before_a" "$out_a"); db=$(counter_delta "$before_b" "$out_b")
     rate=$(grep -o 'sent [0-9]* bytes in [^)]*)' "$log" | head -n 1)
