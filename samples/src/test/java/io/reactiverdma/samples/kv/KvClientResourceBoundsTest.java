@@ -30,7 +30,7 @@ class KvClientResourceBoundsTest {
         KvClient client = new KvClient(fake.connection, true, 2);
         for (int i = 0; i < 10; i++) {
             CompletableFuture<Void> put = client.put("k" + i, new byte[8 * 1024]).toFuture();
-            awaitPending(client, 1);
+            awaitQueued(1);
             fake.postQueued();
             put.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
         }
@@ -47,21 +47,27 @@ class KvClientResourceBoundsTest {
         for (int i = 0; i < 2; i++) {
             held.add(client.put("k" + i, new byte[8 * 1024]).toFuture());
         }
-        awaitPending(client, 2);
+        awaitQueued(2);
         KvException busy = assertThrows(KvException.class, () -> client.put("k3", new byte[8 * 1024]).block(WAIT));
         assertEquals(KvException.Reason.BUSY, busy.reason(), busy.getMessage());
         assertEquals(2, fake.registered.get());
         fake.postQueued();
         held.forEach(f -> f.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join());
         client.put("k4", new byte[8 * 1024]).toFuture(); // a buffer is free again
-        awaitPending(client, 1);
+        awaitQueued(1);
     }
 
-    private static void awaitPending(KvClient client, int n) {
+    /**
+     * Waits until {@code n} sends wait in the fake's queue, what {@link FakeKvConnection#postQueued()} acts
+     * on. Not the client's pending requests: the first large PUT continues on the thread that registered the
+     * buffers, which enters the request as pending before it subscribes to the send, so a post between the
+     * two posted nothing and the PUT waited forever (CI, JDK 25, under load).
+     */
+    private void awaitQueued(int n) {
         long deadline = System.nanoTime() + WAIT.toNanos();
-        while (client.pendingRequests() < n && System.nanoTime() < deadline) {
+        while (fake.queuedSends() < n && System.nanoTime() < deadline) {
             Thread.onSpinWait();
         }
-        assertTrue(client.pendingRequests() >= n, "requests pending: " + client.pendingRequests());
+        assertTrue(fake.queuedSends() >= n, "sends queued: " + fake.queuedSends());
     }
 }
