@@ -169,38 +169,49 @@ partition_long() {
 # a side learns of a dead peer only from work it posts (RC has no keepalive), and without the delay the
 # receiver, waiting for the slower generating sender's next READY, had nothing posted when b died and
 # only its watchdog noticed (60 s, first runs).
+# When gateway-host-death runs too, both watch the same death of b (host_death_arm before its kill,
+# host_death_judge after): one death and one boot of b fewer (about a minute of CI).
 host_death() {
-    local name=host-death rlog=$LAB_DIR/a-receiver.log pid qp_before mr_before t_killed line t_fail detect why=()
-    if [[ ! -s $LAB_DIR/b.pid ]]; then   # b died in an earlier test: boot it again
-        rm -f "$LAB_DIR/b-receiver.log"
-        "$lab_ctl" host boot b >/dev/null || { fail "$name" "cannot boot b again"; return; }
-    fi
-    "$here/run-sample" bulk receive --host "$RXE_IP" -p 7473 --timeout-ms 60000 --delay-ms 200 > >(stamp >"$rlog") 2>&1 &
-    wait_for "$rlog" 'listening on' 120 >/dev/null || { fail "$name" "a's receiver did not start"; return; }
-    pid=$(pgrep -n -f 'java .*BulkTransfer receive .*-p 7473')
-    # The engine keeps its buffer pool's registrations for the JVM's life: a first local transfer of the
-    # same shape (pull, 1 MiB chunks, window 8) makes them, so the count after b's death must not exceed it.
-    timeout 300 "$here/run-sample" bulk send "$RXE_IP" -p 7473 --mode pull --size 8m --timeout-ms 60000 \
-        >"$LAB_DIR/host-death-warmup.log" 2>&1 || { fail "$name" "the warm-up transfer failed"; return; }
-    mr_before=$(rdma_count mr "$pid")
-    ((mr_before > 0)) || { fail "$name" "no memory registration of the receiver (pid $pid) is listed: cannot check"; return; }
-    b_job death-sender "sample bulk send $LAB_A_IP -p 7473 --mode pull --size 1g --timeout-ms 60000"
-    # b's transfer, not the warm-up's (both log "transfer from")
-    if ! wait_for "$rlog" "transfer from /$LAB_B_IP:" 180 >/dev/null; then fail "$name" "b's sender did not start a transfer"; return; fi
-    nap 3
-    (( $(rdma_count qp "$pid") > 0 )) \
-        || { fail "$name" "no QP of the receiver (pid $pid) is listed during the transfer: cannot check"; return; }
-    # b dies between the request and the answer; the host kills at once (it polls every 0.1 s), while this
-    # busy VM may see the answer seconds later: time from the request (an upper bound of the detection).
-    local t_asked
+    host_death_arm || return
+    local t_asked t_killed
     t_asked=$EPOCHREALTIME
     "$lab_ctl" host kill b >/dev/null
     t_killed=$EPOCHREALTIME
-    line=$(wait_for "$rlog" 'FAILED' 60)
-    [[ -n $line ]] || { fail "$name" "a's receiver reported nothing within 60 s of b's death"; return; }
+    host_death_judge "$t_asked" "$t_killed"
+}
+# Up to b's death: a's receiver listening and warmed up, b's transfer to it under way. Sets hd_pid and
+# hd_mr_before; on a failure reports it (FAIL host-death) and returns 1.
+hd_rlog=$LAB_DIR/a-receiver.log hd_pid= hd_mr_before=
+host_death_arm() {
+    local name=host-death
+    if [[ ! -s $LAB_DIR/b.pid ]]; then   # b died in an earlier test: boot it again
+        rm -f "$LAB_DIR/b-receiver.log"
+        "$lab_ctl" host boot b >/dev/null || { fail "$name" "cannot boot b again"; return 1; }
+    fi
+    "$here/run-sample" bulk receive --host "$RXE_IP" -p 7473 --timeout-ms 60000 --delay-ms 200 > >(stamp >"$hd_rlog") 2>&1 &
+    wait_for "$hd_rlog" 'listening on' 120 >/dev/null || { fail "$name" "a's receiver did not start"; return 1; }
+    hd_pid=$(pgrep -n -f 'java .*BulkTransfer receive .*-p 7473')
+    # The engine keeps its buffer pool's registrations for the JVM's life: a first local transfer of the
+    # same shape (pull, 1 MiB chunks, window 8) makes them, so the count after b's death must not exceed it.
+    timeout 300 "$here/run-sample" bulk send "$RXE_IP" -p 7473 --mode pull --size 8m --timeout-ms 60000 \
+        >"$LAB_DIR/host-death-warmup.log" 2>&1 || { fail "$name" "the warm-up transfer failed"; return 1; }
+    hd_mr_before=$(rdma_count mr "$hd_pid")
+    ((hd_mr_before > 0)) || { fail "$name" "no memory registration of the receiver (pid $hd_pid) is listed: cannot check"; return 1; }
+    b_job death-sender "sample bulk send $LAB_A_IP -p 7473 --mode pull --size 1g --timeout-ms 60000"
+    # b's transfer, not the warm-up's (both log "transfer from")
+    if ! wait_for "$hd_rlog" "transfer from /$LAB_B_IP:" 180 >/dev/null; then fail "$name" "b's sender did not start a transfer"; return 1; fi
+    nap 3
+    (( $(rdma_count qp "$hd_pid") > 0 )) \
+        || { fail "$name" "no QP of the receiver (pid $hd_pid) is listed during the transfer: cannot check"; return 1; }
+}
+# After b's death (killed between T_ASKED and T_KILLED; the host kills at once, it polls every 0.1 s, while
+# this busy VM may see the answer seconds later: T_ASKED gives an upper bound of the detection).
+host_death_judge() { # t_asked t_killed
+    local name=host-death t_asked=$1 t_killed=$2 line t_fail detect detect_min why=()
+    line=$(wait_for "$hd_rlog" 'FAILED' 60)
+    [[ -n $line ]] || { fail "$name" "a's receiver reported nothing within 60 s of b's death"; kill "$hd_pid" 2>/dev/null; return; }
     t_fail=${line%% *}
     detect=$(elapsed "$t_asked" "$t_fail")
-    local detect_min
     detect_min=$(elapsed "$t_killed" "$t_fail")
     awk -v d="$detect" -v b="$bound" -v s="$slack" 'BEGIN { exit !(d <= b + s) }' \
         || why+=("detection took $detect s, more than the bound $bound s + $slack s")
@@ -208,17 +219,17 @@ host_death() {
         || why+=("untyped failure: $line")
     nap 1
     local qps mrs
-    qps=$(rdma_count qp "$pid")
-    mrs=$(rdma_count mr "$pid")
+    qps=$(rdma_count qp "$hd_pid")
+    mrs=$(rdma_count mr "$hd_pid")
     ((qps == 0)) || why+=("$qps QP(s) of the receiver still exist after the failure")
-    ((mrs <= mr_before)) || why+=("the receiver holds $mrs memory registrations, $mr_before before the transfer")
+    ((mrs <= hd_mr_before)) || why+=("the receiver holds $mrs memory registrations, $hd_mr_before before the transfer")
     # It keeps serving: a sender on a itself (rxe loops back) moves 4 MiB through it.
     local log2=$LAB_DIR/host-death-after.log rc2=0
     timeout 300 "$here/run-sample" bulk send $RXE_IP -p 7473 --mode push --size 4m --timeout-ms 60000 >"$log2" 2>&1 || rc2=$?
     { ((rc2 == 0)) && grep -q 'hashes match' "$log2"; } || why+=("the receiver did not serve a new sender (exit $rc2)")
-    kill "$pid" 2>/dev/null
+    kill "$hd_pid" 2>/dev/null
     if ((${#why[@]})); then fail "$name" "$(IFS=';'; echo "${why[*]}")"
-    else pass "$name" "a's receiver failed typed $detect_min-$detect s after b died (bound $bound s; QPs left 0, MRs $mrs of $mr_before): $(cut -c1-220 <<<"${line#* }"); served a new sender"; fi
+    else pass "$name" "a's receiver failed typed $detect_min-$detect s after b died (bound $bound s; QPs left 0, MRs $mrs of $hd_mr_before): $(cut -c1-220 <<<"${line#* }"); served a new sender"; fi
 }
 
 
@@ -354,6 +365,12 @@ gateway_host_death() {
     gpid=$(gateway_ready) || { fail "$name" "the gateway did not become healthy: $(tail -n 3 "$glog" | tr '\n' ' ')"; return; }
     code=$(curl -s -m 30 -o /dev/null -w '%{http_code}' -X PUT --data-binary 'before' "$gw/kv/k1")
     [[ $code == 204 ]] || why+=("PUT before the death answered $code")
+    # host-death watches the same death (see host_death); armed last, so b's transfer is under way at the kill
+    local armed=
+    if [[ " $tests " == *" host-death "* ]]; then
+        host_death_merged=1
+        host_death_arm && armed=1
+    fi
     local t_asked glog_seen
     glog_seen=$(wc -l <"$glog")
     t_asked=$EPOCHREALTIME
@@ -384,9 +401,16 @@ gateway_host_death() {
     local health
     health=$(curl -s -m 15 "$gw/actuator/health")
     [[ $health == *'"kv":{"status":"DOWN"'* || $health == *'"status":"DOWN"'* ]] || why+=("health is not DOWN: ${health:0:200}")
-    # b comes back with an empty key-value server: the gateway reconnects and serves again.
-    rm -f "$LAB_DIR/b-kv.log"
-    "$lab_ctl" host boot b >/dev/null || why+=("cannot boot b again")
+    # b comes back with an empty key-value server: the gateway reconnects and serves again. b boots while
+    # host-death's receiver is judged (the two VMs run side by side).
+    rm -f "$LAB_DIR/b-kv.log" "$LAB_DIR/b-receiver.log"
+    local boot_rc=$LAB_DIR/b-boot.rc
+    rm -f "$boot_rc"
+    { "$lab_ctl" host boot b >/dev/null; echo $? >"$boot_rc"; } &
+    local bootpid=$!
+    [[ -z $armed ]] || host_death_judge "$t_asked" "$t_killed"
+    wait "$bootpid"
+    [[ $(<"$boot_rc") == 0 ]] || why+=("cannot boot b again")
     deadline=$((SECONDS + 240)) code=
     until [[ $code == 204 ]] || ((SECONDS >= deadline)); do
         nap 3
@@ -456,6 +480,7 @@ wanted=" ${TWO_HOST_TESTS:-$order} "
 tests=
 for t in $order; do [[ $wanted == *" $t "* ]] && tests+=" $t"; done
 for t in $wanted; do [[ " $order " == *" $t "* ]] || tests+=" $t"; done
+host_death_merged=   # set when gateway-host-death ran host-death with it
 [[ $tests == *gateway-* ]] && gateway_start
 wait_for "$LAB_DIR/b-receiver.log" 'listening on' 180 >/dev/null || say "b's receiver is not listening yet"
 for t in $tests; do
@@ -469,7 +494,7 @@ for t in $tests; do
         partition-long) partition_long ;;
         gateway-flapping-backend) gateway_flapping_backend ;;
         gateway-host-death) gateway_host_death ;;
-        host-death) gateway_stop; host_death ;;
+        host-death) [[ -n $host_death_merged ]] || { gateway_stop; host_death; } ;;
         idle-host-death) gateway_stop; idle_host_death ;;
         *) fail "$t" "no such test" ;;
     esac
