@@ -53,17 +53,20 @@ public final class CompletionQueue extends NativeResource {
         this.notifyFn = context.reqNotifyCq;
         this.pollArgs = new Object[] {pointer, null, null};
         this.notifyArgs = new Object[] {pointer, ZERO};
-        this.pollCall = Downcalls.bind(DataPathCall.Signature.PTR_INT_PTR, context.pollCqAddress, address);
-        this.notifyCall = Downcalls.bind(DataPathCall.Signature.PTR_INT, context.reqNotifyCqAddress, address);
-        if (channel != null) {
-            try {
+        // Adopted by the context above: a failure from here on (a binding refused, the channel began closing)
+        // abandons this wrapper before the creator destroys the CQ, or closing the context would destroy it
+        // again (a use after free in the provider: ibv_destroy_cq crashed the device run's JVM).
+        try {
+            this.pollCall = Downcalls.bind(DataPathCall.Signature.PTR_INT_PTR, context.pollCqAddress, address);
+            this.notifyCall = Downcalls.bind(DataPathCall.Signature.PTR_INT, context.reqNotifyCqAddress, address);
+            if (channel != null) {
                 channel.attach(this);
-            } catch (RuntimeException e) { // the channel began closing: the creator destroys the CQ
-                abandon();
-                throw e;
             }
+            context.register(address, this);
+        } catch (RuntimeException | Error e) {
+            abandon();
+            throw e;
         }
-        context.register(address, this);
     }
 
     /**

@@ -61,15 +61,19 @@ public final class QueuePair extends NativeResource {
         this.postRecvFn = context.postRecv;
         this.sendArgs = new Object[] {pointer, null, null};
         this.recvArgs = new Object[] {pointer, null, null};
-        this.sendCall = Downcalls.bind(DataPathCall.Signature.PTR_PTR_PTR, context.postSendAddress, address);
-        this.recvCall = Downcalls.bind(DataPathCall.Signature.PTR_PTR_PTR, context.postRecvAddress, address);
+        // Adopted by the PD above: a failure from here on (a binding refused, a CQ or the SRQ began closing)
+        // abandons this wrapper before the creator destroys the QP, or closing the PD would destroy it again
+        // (see CompletionQueue's constructor).
         try {
+            this.sendCall = Downcalls.bind(DataPathCall.Signature.PTR_PTR_PTR, context.postSendAddress, address);
+            this.recvCall = Downcalls.bind(DataPathCall.Signature.PTR_PTR_PTR, context.postRecvAddress, address);
             sendCq.users.add(this);
             recvCq.users.add(this);
             if (srq != null) {
                 srq.users.add(this);
             }
-        } catch (RuntimeException e) { // a CQ or the SRQ began closing: the creator destroys the QP
+            context.register(address, this);
+        } catch (RuntimeException | Error e) {
             sendCq.users.remove(this);
             recvCq.users.remove(this);
             if (srq != null) {
@@ -78,7 +82,6 @@ public final class QueuePair extends NativeResource {
             abandon();
             throw e;
         }
-        context.register(address, this);
     }
 
     private static String describe(ProtectionDomain pd, long address) {

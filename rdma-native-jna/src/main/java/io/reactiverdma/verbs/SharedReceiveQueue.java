@@ -33,8 +33,15 @@ public final class SharedReceiveQueue extends NativeResource {
         this.granted = granted;
         this.postFn = pd.context().postSrqRecv;
         this.postArgs = new Object[] {pointer, null, null};
-        this.postCall = Downcalls.bind(DataPathCall.Signature.PTR_PTR_PTR, pd.context().postSrqRecvAddress, address);
-        pd.context().register(address, this);
+        // Adopted by the PD above: a failure from here on abandons this wrapper before the creator destroys the
+        // SRQ, or closing the PD would destroy it again (see CompletionQueue's constructor).
+        try {
+            this.postCall = Downcalls.bind(DataPathCall.Signature.PTR_PTR_PTR, pd.context().postSrqRecvAddress, address);
+            pd.context().register(address, this);
+        } catch (RuntimeException | Error e) {
+            abandon();
+            throw e;
+        }
     }
 
     public ProtectionDomain protectionDomain() {

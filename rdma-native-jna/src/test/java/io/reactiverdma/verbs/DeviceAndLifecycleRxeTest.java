@@ -159,6 +159,33 @@ class DeviceAndLifecycleRxeTest {
         assertTrue(qp.isClosed() && srq.isClosed() && cq.isClosed() && ch.isClosed() && pd.isClosed());
     }
 
+    /**
+     * A wrapper that fails after its parent adopted it (here every data-path binding throws: no mechanism is
+     * set) must leave the parent with nothing to destroy: the creator destroys the native object, and
+     * closing the parent must not destroy it a second time. Before: the CQ's, the SRQ's and the QP's
+     * constructors kept the failed wrapper among the parent's children, and closing the context called
+     * ibv_destroy_cq on the freed CQ (SIGSEGV in libibverbs, which ended the device run's JVM when
+     * DowncallAgreementRxeTest asked for FFM on a build without its classes).
+     */
+    @Test
+    void aWrapperThatFailsAfterAdoptionIsDestroyedOnceAndNotAgainByItsParent() {
+        VerbsContext ctx = Rxe.open();
+        ProtectionDomain pd = ctx.allocPd();
+        CompletionQueue cq = ctx.createCompletionQueue(16, null, 0);
+        Downcalls.inUse = null;
+        try {
+            assertThrows(RuntimeException.class, () -> ctx.createCompletionQueue(16, null, 0));
+            assertThrows(RuntimeException.class, () -> pd.createSharedReceiveQueue(16, 1, 0));
+            assertThrows(RuntimeException.class,
+                    () -> pd.createQueuePair(QpInitAttributes.rc(cq).maxSendWr(4).maxRecvWr(4)));
+        } finally {
+            Downcalls.inUse = Downcalls.chosen();
+        }
+        QueuePair qp = pd.createQueuePair(QpInitAttributes.rc(cq).maxSendWr(4).maxRecvWr(4));
+        ctx.close();
+        assertTrue(qp.isClosed() && cq.isClosed() && pd.isClosed() && ctx.isClosed(), "all closed with the context");
+    }
+
     @Test
     void completionQueueResizes() {
         try (VerbsContext ctx = Rxe.open(); CompletionQueue cq = ctx.createCompletionQueue(16, null, 0)) {
