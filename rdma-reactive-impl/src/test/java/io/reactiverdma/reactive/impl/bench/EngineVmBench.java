@@ -148,7 +148,6 @@ public final class EngineVmBench {
                     .option(RdmaOption.COMPLETION_QUEUE_MODE, cqMode())
                     .option(RdmaOption.SEND_QUEUE_DEPTH, sendDepth)
                     .option(RdmaOption.RECEIVE_QUEUE_DEPTH, recvDepth)
-                    .option(RdmaOption.CONNECT_TIMEOUT, CONNECT_TIMEOUT)
                     .handle(EngineVmBench::serve);
         }
 
