@@ -64,6 +64,17 @@ rdma_count() {
         END { print n + 0 }'
 }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+# Before b boots again: its servers' logs move aside (b-receiver.log -> b-receiver.boot-N.log), so waits
+# for the new servers' "listening" see only theirs and what the old ones said stays for the post-mortem.
+b_boots=0
+set_b_logs_aside() {
+    b_boots=$((b_boots + 1))
+    local f
+    for f in b-receiver b-kv; do
+        [[ -e $LAB_DIR/$f.log ]] && mv -f "$LAB_DIR/$f.log" "$LAB_DIR/$f.boot-$b_boots.log"
+    done
+    return 0
+}
 
 # ------------------------------------------------------------------------------------------ tests
 # Bulk transfer to b's receiver with LOSS on both NICs (each direction loses that share of its
@@ -95,13 +106,13 @@ loss_test() { # mode percent size
 # A partition shorter than the retry bound: the transfer goes on, nothing lost.
 partition_short() {
     local name=partition-short log=$LAB_DIR/partition-short.log rc=0 t0
-    local cut=${TWO_HOST_SHORT_CUT_S:-1.5}
+    local cut=${TWO_HOST_SHORT_CUT_S:-1.5} after=${TWO_HOST_SHORT_CUT_AFTER_S:-2}
     # Waits name the sender: a bare `wait` would also wait for the gateway, which runs in the background from
     # the lab's start (it hung CI's first run with the early gateway start here until the lab's timeout).
     ( timeout 300 "$here/run-sample" bulk send $LAB_B_IP -p 7472 --mode push --size 24m --timeout-ms 60000 >"$log" 2>&1; echo $? >"$log.rc" ) &
     local sender=$!
     if ! wait_for "$log" 'connected to' 120 >/dev/null; then wait "$sender"; fail "$name" "the sender did not connect: $(tail -n 3 "$log" | tr '\n' ' ')"; return; fi
-    nap 2
+    nap "$after"
     local cut_at healed_at
     cut_at=$(applied_at a partition); nap "$cut"; healed_at=$(applied_at a heal)
     local lasted
@@ -185,7 +196,7 @@ hd_rlog=$LAB_DIR/a-receiver.log hd_pid= hd_mr_before=
 host_death_arm() {
     local name=host-death
     if [[ ! -s $LAB_DIR/b.pid ]]; then   # b died in an earlier test: boot it again
-        rm -f "$LAB_DIR/b-receiver.log"
+        set_b_logs_aside
         "$lab_ctl" host boot b >/dev/null || { fail "$name" "cannot boot b again"; return 1; }
     fi
     "$here/run-sample" bulk receive --host "$RXE_IP" -p 7473 --timeout-ms 60000 --delay-ms 200 > >(stamp >"$hd_rlog") 2>&1 &
@@ -358,7 +369,7 @@ gateway_host_death() {
     local name=gateway-host-death why=() code t0 t_killed gpid
     local timeout_s=$gateway_timeout_s
     if [[ ! -s $LAB_DIR/b.pid ]]; then   # b died in an earlier test: boot it again
-        rm -f "$LAB_DIR/b-kv.log"
+        set_b_logs_aside
         "$lab_ctl" host boot b >/dev/null || { fail "$name" "cannot boot b again"; return; }
     fi
     wait_for "$LAB_DIR/b-kv.log" 'listening' 240 >/dev/null || { fail "$name" "b's key-value server did not start"; return; }
@@ -403,7 +414,7 @@ gateway_host_death() {
     [[ $health == *'"kv":{"status":"DOWN"'* || $health == *'"status":"DOWN"'* ]] || why+=("health is not DOWN: ${health:0:200}")
     # b comes back with an empty key-value server: the gateway reconnects and serves again. b boots while
     # host-death's receiver is judged (the two VMs run side by side).
-    rm -f "$LAB_DIR/b-kv.log" "$LAB_DIR/b-receiver.log"
+    set_b_logs_aside
     local boot_rc=$LAB_DIR/b-boot.rc
     rm -f "$boot_rc"
     { "$lab_ctl" host boot b >/dev/null; echo $? >"$boot_rc"; } &
