@@ -109,7 +109,8 @@ partition_short() {
     local cut=${TWO_HOST_SHORT_CUT_S:-1.5} after=${TWO_HOST_SHORT_CUT_AFTER_S:-2}
     # Waits name the sender: a bare `wait` would also wait for the gateway, which runs in the background from
     # the lab's start (it hung CI's first run with the early gateway start here until the lab's timeout).
-    ( timeout 300 "$here/run-sample" bulk send $LAB_B_IP -p 7472 --mode push --size 24m --timeout-ms 60000 >"$log" 2>&1; echo $? >"$log.rc" ) &
+    # Stamped, as b's receiver log is: a failure can be laid beside the cut and b's side of it.
+    ( timeout 300 "$here/run-sample" bulk send $LAB_B_IP -p 7472 --mode push --size 24m --timeout-ms 60000 2>&1 | stamp >"$log"; echo "${PIPESTATUS[0]}" >"$log.rc" ) &
     local sender=$!
     if ! wait_for "$log" 'connected to' 120 >/dev/null; then wait "$sender"; fail "$name" "the sender did not connect: $(tail -n 3 "$log" | tr '\n' ' ')"; return; fi
     nap "$after"
