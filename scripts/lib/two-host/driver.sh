@@ -158,7 +158,8 @@ partition_long() {
     [[ $rc != 0 ]] || why+=("the sender exited 0 across a ${cut} s partition")
     grep -qE 'BulkTransferException|RdmaCompletionException|ConnectionClosedException|PEER_GONE|STALLED|went away' "$log" \
         || why+=("the sender's error is not typed: $(grep -iE 'error|exception' "$log" | head -n 1)")
-    # b's receiver: its watchdog (20 s) or the DREQ that arrives after healing ends the transfer, typed.
+    # b's receiver: RC's retries on its own post, its watchdog (45 s, peer.sh) or the DREQ that arrives after
+    # healing ends the transfer, typed.
     local deadline=$((SECONDS + 40))
     while (( $(grep -c 'FAILED' "$LAB_DIR/b-receiver.log") <= receiver_failures_before && SECONDS < deadline )); do
         nap 0.5

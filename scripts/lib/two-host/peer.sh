@@ -8,9 +8,12 @@ source "$here/common.sh"
 jobs_dir=$LAB_DIR/jobs
 mkdir -p "$jobs_dir"
 
-# The bulk receiver every loss and partition test sends to; its watchdog (20 s) is longer than the RC
-# retry bound, so the transport, not the watchdog, reports a dead link first.
-sample bulk receive --host "$RXE_IP" -p 7472 --timeout-ms 20000 > >(stamp >"$LAB_DIR/b-receiver.log") 2>&1 &
+# The bulk receiver every loss and partition test sends to. Its watchdog (45 s) is longer than the RC retry
+# bound (15 s), so the transport, not the watchdog, reports a dead link first; and it counts from the accept,
+# so it must also outlast a starved sender's set-up: with 20 s, CI twice saw b give up on a sender that had
+# not sent its first chunk yet (b accepted, the header came 15 s later, "no data ... for 20000 ms after 0
+# bytes"; that sender's connect had taken 49 s), failing loss-push-1 and partition-short.
+sample bulk receive --host "$RXE_IP" -p 7472 --timeout-ms 45000 > >(stamp >"$LAB_DIR/b-receiver.log") 2>&1 &
 # The key-value server behind the gateway test.
 sample kv server --host "$RXE_IP" -p 7474 > >(stamp >"$LAB_DIR/b-kv.log") 2>&1 &
 echo "peer: servers started at $(now)" >&2
