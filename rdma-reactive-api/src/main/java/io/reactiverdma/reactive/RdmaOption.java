@@ -94,7 +94,11 @@ public final class RdmaOption<T> {
      * {@code rdma_accept} (server) or on ESTABLISHED (client) with {@code ibv_modify_qp}. Codes: 1 = 0.01 ms,
      * doubling roughly every two steps, 12 = 0.64 ms, 18 = 5.12 ms, 24 = 40.96 ms, 31 = 491.52 ms, 0 = 655.36
      * ms. With credits no RNR happens; with a plain peer it costs this per retry. Default 12 (0.64 ms, as
-     * rdma-core's examples use); 0..31.
+     * rdma-core's examples use), except on a server's connections on a shared receive queue, where it is 26
+     * (81.92 ms): there a peer that keeps to its credits meets RNR only when one that does not took the
+     * receives promised to it, until the server posts them again, and its retries ({@link #RNR_RETRY_COUNT}
+     * of them, this far apart) must outlast the server's reaction, a GC pause included; set explicitly, the
+     * value set applies there too. 0..31.
      */
     public static final RdmaOption<Integer> MIN_RNR_TIMER = intOption("MIN_RNR_TIMER", 12, 0, 31, CONNECTIONS);
     /**

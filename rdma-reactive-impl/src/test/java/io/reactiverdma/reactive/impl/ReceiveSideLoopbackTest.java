@@ -83,6 +83,33 @@ class ReceiveSideLoopbackTest extends LoopbackEngineTestBase {
     }
 
     /**
+     * A server's connection on a shared receive queue defaults to the longer timer (26, 81.92 ms: see
+     * SharedReceiveAttackScenario#anHonestClientRidesOutAFloodWhileTheServerIsStalled), its client to 12.
+     */
+    @Test
+    void aServerOnASharedReceiveQueueDefaultsToALongerMinRnrTimer() {
+        RdmaTransportConfig config = localConfig();
+        bindServer(config.withOption(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH, 16));
+        client = engine.connect(config.withPort(server.port())).block(WAIT);
+        assertNotNull(client);
+        assertNotNull(serverConnection.asMono().block(WAIT));
+        assertEquals(List.of(12, 26), stack.liveIds().stream().filter(id -> id.queuePair() != null)
+                .map(id -> id.queuePair().minRnrTimer()).sorted().toList(), "the client's code, the server's");
+    }
+
+    /** ... unless MIN_RNR_TIMER is set: then that. */
+    @Test
+    void aServerOnASharedReceiveQueueTakesTheMinRnrTimerSet() {
+        RdmaTransportConfig config = localConfig().withOption(RdmaOption.MIN_RNR_TIMER, 12);
+        bindServer(config.withOption(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH, 16));
+        client = engine.connect(config.withPort(server.port())).block(WAIT);
+        assertNotNull(client);
+        assertNotNull(serverConnection.asMono().block(WAIT));
+        assertEquals(List.of(12, 12), stack.liveIds().stream().filter(id -> id.queuePair() != null)
+                .map(id -> id.queuePair().minRnrTimer()).toList());
+    }
+
+    /**
      * A server connection disposed by its handler before the accept (no credits, so nothing else waits) rejects
      * its peer with SERVER_ERROR while its id still exists, and the server's events say REJECTED.
      */

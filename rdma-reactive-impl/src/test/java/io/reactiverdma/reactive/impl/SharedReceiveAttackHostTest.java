@@ -32,4 +32,9 @@ class SharedReceiveAttackHostTest {
     void uncreditedSendsAreDroppedAndOthersKeepTheirReceives() {
         scenario.uncreditedSendsAreDroppedAndOthersKeepTheirReceives();
     }
+
+    @Test
+    void anHonestClientRidesOutAFloodWhileTheServerIsStalled() {
+        scenario.anHonestClientRidesOutAFloodWhileTheServerIsStalled();
+    }
 }

@@ -38,4 +38,9 @@ class SharedReceiveAttackRxeTest {
     void uncreditedSendsAreDroppedAndOthersKeepTheirReceives() {
         scenario().uncreditedSendsAreDroppedAndOthersKeepTheirReceives();
     }
+
+    @Test
+    void anHonestClientRidesOutAFloodWhileTheServerIsStalled() {
+        scenario().anHonestClientRidesOutAFloodWhileTheServerIsStalled();
+    }
 }

@@ -20,7 +20,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,6 +42,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class SharedReceiveAttackScenario implements AutoCloseable {
     static final int SRQ_DEPTH = 8;
     static final int SHARE = 4;
+    /** How long {@link #anHonestClientRidesOutAFloodWhileTheServerIsStalled} holds the server's poller up. */
+    static final Duration STALL = Duration.ofMillis(60);
 
     private final RdmaEngine engine;
     private final RdmaStack rawStack;
@@ -216,6 +221,48 @@ final class SharedReceiveAttackScenario implements AutoCloseable {
         // share of the flood can arrive with one.
         assertTrue(keptFromOffender.size() <= SHARE, keptFromOffender.size() + " of the offender's messages reached "
                 + "the application, more than the " + SHARE + " credits it can have had");
+    }
+
+    /**
+     * The flood of {@link #uncreditedSendsAreDroppedAndOthersKeepTheirReceives} while the server's SRQ poller is
+     * held up for {@link #STALL} (its thread busy, as a long GC pause or a server process the OS does not
+     * schedule would hold it): the offender's messages take every posted receive, so an honest client's
+     * credited message meets RNR until the poller posts them again, and its device retries it as the server's
+     * queue pair says (RNR_RETRY_COUNT retries, MIN_RNR_TIMER apart). The honest client must ride that out.
+     * Before: an SRQ server's connections had the default 0.64 ms timer, so three retries took about 2 ms (on
+     * rxe, rounded up to kernel ticks, about 12 ms), and the honest client lost its connection with
+     * RNR_RETRY_EXC_ERR: seen in CI, against the echo server under attack on rxe.
+     */
+    void anHonestClientRidesOutAFloodWhileTheServerIsStalled() {
+        CountDownLatch stalled = new CountDownLatch(1);
+        AtomicInteger index = new AtomicInteger();
+        startServer(c -> index.getAndIncrement() == 0
+                ? c.receive().doOnNext(RdmaMessage::release).then() // the offender's
+                : c.receive().concatMap(m -> {
+                    String t = text(m);
+                    if (t.equals("stall")) { // on the SRQ's poller thread: every connection of the SRQ waits
+                        stalled.countDown();
+                        LockSupport.parkNanos(STALL.toNanos());
+                        return Mono.empty();
+                    }
+                    return c.send(ByteBuffer.wrap(t.getBytes(StandardCharsets.UTF_8)));
+                }).then());
+        RawCreditPeer offender = rawPeer("offender");
+        assertTrue(offender.awaitEstablished(wait), "the offender was not accepted");
+        offender.sendHello();
+        RdmaConnection honest = connect(base());
+        RdmaConnection staller = connect(base());
+        exchange(honest, "honest", SHARE).block(wait);
+        staller.send(ByteBuffer.wrap("stall".getBytes(StandardCharsets.UTF_8))).block(wait);
+        try {
+            assertTrue(stalled.await(wait.toMillis(), TimeUnit.MILLISECONDS), "the server's handler never stalled");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+        offender.sendWithoutCredits(12);
+        exchange(honest, "honest during the stall", SHARE).block(wait);
+        exchange(staller, "staller after the stall", SHARE).block(wait);
     }
 
     /**

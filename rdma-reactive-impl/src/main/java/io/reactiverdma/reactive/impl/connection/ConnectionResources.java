@@ -35,6 +35,8 @@ final class ConnectionResources {
     final int inlineLimit;
     /** Whether this side offers credits: asked for, and inline WRITEs of 8 bytes are possible. */
     final boolean creditsOffered;
+    /** Whether the QP receives from a server's shared receive queue. */
+    final boolean onSharedReceiveQueue;
 
     /**
      * With {@code srq} the QP receives from it: no receive buffers of its own, and the QP is on the SRQ's CQ,
@@ -43,6 +45,7 @@ final class ConnectionResources {
     ConnectionResources(CmId id, DeviceResources device, RdmaTransportConfig config, EngineMetrics metrics,
             @Nullable SharedReceives srq) {
         this.device = device;
+        this.onSharedReceiveQueue = srq != null;
         int sendDepth = config.option(RdmaOption.SEND_QUEUE_DEPTH);
         int recvDepth = srq == null ? config.option(RdmaOption.RECEIVE_QUEUE_DEPTH) : 0;
         int bufferSize = config.option(RdmaOption.RECEIVE_BUFFER_SIZE);

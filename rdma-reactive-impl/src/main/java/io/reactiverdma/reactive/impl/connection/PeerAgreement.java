@@ -51,18 +51,35 @@ public final class PeerAgreement {
     }
 
     /**
+     * The default {@code MIN_RNR_TIMER} of a server's connection on a shared receive queue: code 26, 81.92 ms.
+     * There a peer that keeps to its credits meets RNR only when a peer that does not took the receives it
+     * was promised, until the SRQ's poller posts them again (server-guide.md, "No RNR"). The honest peer's
+     * device retries RNR_RETRY_COUNT times (the server's, 3 by default) this far apart, so this window (about
+     * 250 ms) must outlast the server's reaction, poller stalls such as a GC pause included: with 0.64 ms it
+     * was about 2 ms (12 ms on rxe's kernel ticks), and an honest client lost its connection with
+     * RNR_RETRY_EXC_ERR. Longer costs nothing otherwise: a peer with credits never meets RNR by itself.
+     */
+    static final int SHARED_RECEIVE_QUEUE_MIN_RNR_TIMER = 26;
+
+    /**
      * rdma_cm thread, once the QP is in RTS (right after rdma_accept, or on the client's ESTABLISHED):
      * {@link RdmaOption#MIN_RNR_TIMER}, since rdma_cm brought the QP up with 655 ms. A device that refuses it
      * leaves that: the connection works, a peer's RNR retry just waits longer.
      */
     public void applyMinRnrTimer() {
-        int code = c.config().option(RdmaOption.MIN_RNR_TIMER);
+        int code = minRnrTimer(c.config().options().containsKey(RdmaOption.MIN_RNR_TIMER),
+                c.config().option(RdmaOption.MIN_RNR_TIMER), c.resources.onSharedReceiveQueue);
         try {
             c.resources.qp.minRnrTimer(code);
         } catch (RuntimeException e) {
             EngineLog.warn(c.description() + ": setting min_rnr_timer " + code + " failed, rdma_cm's 655 ms stays: "
                     + e.getMessage());
         }
+    }
+
+    /** The code a QP gets: the option when set, else its default, {@link #SHARED_RECEIVE_QUEUE_MIN_RNR_TIMER} on an SRQ. */
+    static int minRnrTimer(boolean set, int option, boolean onSharedReceiveQueue) {
+        return set || !onSharedReceiveQueue ? option : SHARED_RECEIVE_QUEUE_MIN_RNR_TIMER;
     }
 
     /**
