@@ -256,9 +256,10 @@ public class RdmaProperties {
 
         /**
          * This side's minimum RNR NAK timer, the IBA code (0..31; 12 = 0.64 ms, 0 = 655 ms): how long a peer whose
-         * send found no receive posted waits before it retries.
+         * send found no receive posted waits before it retries. Unset: the engine's default, 12, or 26 (81.92 ms)
+         * on a server's connections on a shared receive queue.
          */
-        private int minRnrTimer = 12;
+        private Integer minRnrTimer;
 
         /**
          * This side's minimum RNR NAK timer as a delay, in place of min-rnr-timer's code: the code of the
@@ -388,11 +389,11 @@ public class RdmaProperties {
             this.rnrRetryCount = rnrRetryCount;
         }
 
-        public int getMinRnrTimer() {
+        public Integer getMinRnrTimer() {
             return minRnrTimer;
         }
 
-        public void setMinRnrTimer(int minRnrTimer) {
+        public void setMinRnrTimer(Integer minRnrTimer) {
             this.minRnrTimer = minRnrTimer;
         }
 

@@ -138,7 +138,9 @@ final class RdmaTransportSettings {
         option("credit-flow-control", RdmaOption.CREDIT_FLOW_CONTROL, t.isCreditFlowControl());
         option("read-atomic-depth", RdmaOption.READ_ATOMIC_DEPTH, t.getReadAtomicDepth());
         option("rnr-retry-count", RdmaOption.RNR_RETRY_COUNT, t.getRnrRetryCount());
-        option("min-rnr-timer", RdmaOption.MIN_RNR_TIMER, t.getMinRnrTimer());
+        if (t.getMinRnrTimer() != null) { // unset: the engine's default, which depends on the shared receive queue
+            option("min-rnr-timer", RdmaOption.MIN_RNR_TIMER, t.getMinRnrTimer());
+        }
         minRnrDelay(t.getMinRnrDelay(), t.getMinRnrTimer());
         option("retry-count", RdmaOption.RETRY_COUNT, t.getRetryCount());
         option("ack-timeout-exponent", RdmaOption.ACK_TIMEOUT, t.getAckTimeoutExponent());
@@ -147,12 +149,12 @@ final class RdmaTransportSettings {
         option("idle-probe-interval", RdmaOption.IDLE_PROBE_INTERVAL, t.getIdleProbeInterval());
     }
 
-    /** min-rnr-delay, when set, as its IBA code; with min-rnr-timer changed too, which one wins is unclear: refused. */
-    private void minRnrDelay(java.time.Duration delay, int code) {
+    /** min-rnr-delay, when set, as its IBA code; with min-rnr-timer set too, which one wins is unclear: refused. */
+    private void minRnrDelay(java.time.Duration delay, Integer code) {
         if (delay == null) {
             return;
         }
-        if (code != RdmaOption.MIN_RNR_TIMER.defaultValue()) {
+        if (code != null) {
             throw invalid("min-rnr-delay", delay, "set together with " + prefix + ".min-rnr-timer (" + code
                     + "): set one of them");
         }

@@ -35,6 +35,17 @@ class MinRnrDelayPropertyTest {
                 ctx.getBean(RdmaClient.class).configuration().option(RdmaOption.MIN_RNR_TIMER)).isEqualTo(20));
     }
 
+    /**
+     * Unset, the option is not set either, so that the engine's default applies: 12, or 26 on a server's
+     * connections on a shared receive queue. Before: the property defaulted to 12 and always set it, so a
+     * Spring server on an SRQ kept 0.64 ms ('expected not to contain MIN_RNR_TIMER').
+     */
+    @Test
+    void unsetItLeavesTheEnginesDefault() {
+        runner.run(ctx -> assertThat(ctx.getBean(RdmaClient.class).configuration().options())
+                .doesNotContainKey(RdmaOption.MIN_RNR_TIMER));
+    }
+
     @Test
     void aDelayLongerThanTheLongestCodeFailsNamingTheProperty() {
         runner.withPropertyValues("reactive-rdma.client.min-rnr-delay=1s").run(ctx -> {
