@@ -2,6 +2,13 @@ package io.reactiverdma.testsupport;
 
 import io.reactiverdma.natives.RdmaNative;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
@@ -42,5 +49,38 @@ public final class RxeTestSupport {
     public static String deviceName() {
         String name = System.getenv("RXE_DEVICE");
         return name == null || name.isBlank() ? null : name;
+    }
+
+    /**
+     * The device's per-port protocol counters ({@code /sys/class/infiniband/<dev>/ports/1/hw_counters/*}, rxe's
+     * {@code sent_pkts}, {@code rcvd_rnr_err}, {@code send_rnr_err}, {@code retry_exceeded_err},
+     * {@code duplicate_request}, ...), of {@link #deviceName()} or, when that is not set, summed over every device;
+     * empty when the devices have none.
+     */
+    public static Map<String, Long> hwCounters() {
+        Path root = Path.of("/sys/class/infiniband");
+        Map<String, Long> counters = new TreeMap<>();
+        if (!Files.isDirectory(root)) {
+            return counters;
+        }
+        try (var devices = Files.list(root)) {
+            for (Path d : (Iterable<Path>) devices::iterator) {
+                Path dir = d.resolve("ports/1/hw_counters");
+                if ((deviceName() != null && !d.getFileName().toString().equals(deviceName())) || !Files.isDirectory(dir)) {
+                    continue;
+                }
+                try (var files = Files.list(dir)) {
+                    for (Path f : (Iterable<Path>) files::iterator) {
+                        String text = Files.readString(f).trim();
+                        if (text.matches("\\d+")) {
+                            counters.merge(f.getFileName().toString(), Long.parseLong(text), Long::sum);
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return counters;
     }
 }

@@ -4,6 +4,7 @@ import io.reactiverdma.testsupport.RxeTestSupport;
 import org.junit.jupiter.api.Tag;
 
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * {@link RdmaTransportSuite}, every frame whole, on rxe (the engine found by ServiceLoader), in CI's device run.
@@ -28,6 +29,18 @@ class RdmaTransportRxeTest extends RdmaTransportSuite {
     @Override
     boolean fragmented() {
         return false;
+    }
+
+    /** rxe's hw_counters: RNR NAKs, retransmissions, duplicates, packets, per test in the log. */
+    @Override
+    Map<String, Long> deviceCounters() {
+        return RxeTestSupport.hwCounters();
+    }
+
+    /** Most tests here take under 5 s; a test at 15 s has its threads dumped (issue 21's slowness). */
+    @Override
+    Duration slowTestDumpAfter() {
+        return Duration.ofSeconds(15);
     }
 
     /** Everything is 10-50x slower under emulation. */

@@ -15,9 +15,13 @@ import org.junit.jupiter.api.TestInfo;
 
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.annotation.Nullable;
 import reactor.test.StepVerifier;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -94,12 +98,58 @@ abstract class RdmaTransportSuite implements TransportTest {
     /** What the test log says (per-test times, as the device run's JUnit tree prints none before the end). */
     private String running;
     private long startedNanos;
+    private Map<String, Long> countersBefore = Map.of();
+    private Disposable slowDump;
+
+    /** The device's protocol counters (rxe's {@code hw_counters}), logged per test as what changed; none here. */
+    Map<String, Long> deviceCounters() {
+        return Map.of();
+    }
+
+    /**
+     * After how long a test's threads are dumped to the log, once, with the device counters so far (null: never).
+     * For the fragmented variant's unexplained slowness on rxe (issue 21): where the frames wait.
+     */
+    @Nullable
+    Duration slowTestDumpAfter() {
+        return null;
+    }
+
+    /** "; device counters name +delta, ...": what changed since the test started ("" without counters). */
+    private String countersChanged() {
+        Map<String, Long> now = deviceCounters();
+        StringBuilder s = new StringBuilder();
+        now.forEach((name, value) -> {
+            long delta = value - countersBefore.getOrDefault(name, 0L);
+            if (delta != 0) {
+                s.append(s.length() == 0 ? "" : ", ").append(name).append(" +").append(delta);
+            }
+        });
+        return now.isEmpty() ? "" : s.length() == 0 ? "; device counters unchanged" : "; device counters " + s;
+    }
+
+    private void dumpThreads() {
+        StringBuilder s = new StringBuilder("[transport-suite] " + running + ": still running after "
+                + millisSinceStart() + " ms, " + ReceivedFrame.held() + " received frames held" + countersChanged()
+                + "; threads:\n");
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            s.append("  \"").append(t.getName()).append("\" ").append(t.getState()).append('\n');
+            for (int i = 0; i < Math.min(stack.length, 12); i++) {
+                s.append("      at ").append(stack[i]).append('\n');
+            }
+        });
+        System.err.print(s);
+    }
 
     @BeforeEach
     void createPair(TestInfo test) {
         running = getClass().getSimpleName() + " " + test.getTestMethod().map(m -> m.getName()).orElse("?");
         startedNanos = System.nanoTime();
         System.err.println("[transport-suite] " + running + ": start");
+        countersBefore = deviceCounters();
+        Duration dumpAfter = slowTestDumpAfter();
+        slowDump = dumpAfter == null ? null
+                : Schedulers.single().schedule(this::dumpThreads, dumpAfter.toMillis(), TimeUnit.MILLISECONDS);
         counting = null;
         pair = new TransportPair<>(this::host,
                 (host, server, allocator) -> observed(client(host, server.address().getPort()).allocator(allocator)),
@@ -209,10 +259,13 @@ abstract class RdmaTransportSuite implements TransportTest {
         if (progressLog != null) {
             progressLog.dispose();
         }
+        if (slowDump != null) {
+            slowDump.dispose();
+        }
         CountingClientTransport c = counting;
         System.err.println("[transport-suite] " + running + ": ran " + millisSinceStart() + " ms, closing"
                 + (c == null ? "" : " (" + c.connects.get() + " RDMA connections, " + c.framesReceived.get()
-                        + " frames received by the client)"));
+                        + " frames received by the client)") + countersChanged());
         TransportTest.super.close();
         awaitNoFrameHeld(getTimeout());
         System.err.println("[transport-suite] " + running + ": closed at " + millisSinceStart() + " ms");

@@ -19,10 +19,7 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -141,19 +138,7 @@ class LoadAndFlowControlRxeTest {
 
     /** rxe's per-port counter of RNR NAKs received by requesters, or -1 when this device has none. */
     private static long rnrNaksReceived() {
-        Path dir = Path.of("/sys/class/infiniband");
-        try (var devices = Files.list(dir)) {
-            long total = -1;
-            for (Path d : (Iterable<Path>) devices::iterator) {
-                Path counter = d.resolve("ports/1/hw_counters/rcvd_rnr_err");
-                if (Files.isReadable(counter)) {
-                    total = Math.max(total, 0) + Long.parseLong(Files.readString(counter).trim());
-                }
-            }
-            return total;
-        } catch (IOException e) {
-            return -1;
-        }
+        return RxeTestSupport.hwCounters().getOrDefault("rcvd_rnr_err", -1L);
     }
 
     private RdmaConnection[] pair(boolean credits, int rnrRetry) {
