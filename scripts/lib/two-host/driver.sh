@@ -173,7 +173,7 @@ partition_long() {
     timeout 300 "$here/run-sample" bulk send $LAB_B_IP -p 7472 --mode push --size 4m --timeout-ms 60000 >"$log2" 2>&1 || rc2=$?
     { ((rc2 == 0)) && grep -q 'hashes match' "$log2"; } || why+=("a new transfer after healing failed (exit $rc2)")
     if ((${#why[@]})); then fail "$name" "$(IFS=';'; echo "${why[*]}")"
-    else pass "$name" "sender failed typed $detect s after the cut (bound $bound s): $(cut -c1-200 <<<"${line#* }"); b: ${b_line#* }; new transfer after healing OK"; fi
+    else pass "$name" "sender failed typed $detect s after the cut (bound $bound s + slack $slack s): $(cut -c1-200 <<<"${line#* }"); b: ${b_line#* }; new transfer after healing OK"; fi
 }
 
 # Host death: b sends to a's receiver in pull mode (a's receiver READs from b), b is powered off
@@ -242,7 +242,7 @@ host_death_judge() { # t_asked t_killed
     { ((rc2 == 0)) && grep -q 'hashes match' "$log2"; } || why+=("the receiver did not serve a new sender (exit $rc2)")
     kill "$hd_pid" 2>/dev/null
     if ((${#why[@]})); then fail "$name" "$(IFS=';'; echo "${why[*]}")"
-    else pass "$name" "a's receiver failed typed $detect_min-$detect s after b died (bound $bound s; QPs left 0, MRs $mrs of $hd_mr_before): $(cut -c1-220 <<<"${line#* }"); served a new sender"; fi
+    else pass "$name" "a's receiver failed typed $detect_min-$detect s after b died (bound $bound s + slack $slack s; QPs left 0, MRs $mrs of $hd_mr_before): $(cut -c1-220 <<<"${line#* }"); served a new sender"; fi
 }
 
 
@@ -432,7 +432,7 @@ gateway_host_death() {
     [[ $code == 204 ]] || why+=("no PUT succeeded within 240 s of booting b again (last: $code)")
     [[ $(curl -s -m 30 "$gw/kv/k2") == after ]] || why+=("GET after reconnecting did not return the value")
     if ((${#why[@]})); then fail "$name" "$(IFS=';'; echo "${why[*]}")"
-    else pass "$name" "connection failed $(elapsed "$t_asked" "${closed_line%% *}") s after b died (bound $bound s); requests: ${codes[*]} (code@seconds after the kill it was sent; request timeout ${timeout_s} s); health DOWN; reconnected after b came back"; fi
+    else pass "$name" "connection failed $(elapsed "$t_asked" "${closed_line%% *}") s after b died (bound $bound s + slack $slack s); requests: ${codes[*]} (code@seconds after the kill it was sent; request timeout ${timeout_s} s); health DOWN; reconnected after b came back"; fi
 }
 
 # Idle peer detection (docs/failure-semantics.md#idle-peer-detection): an echo server on a (the engine's
