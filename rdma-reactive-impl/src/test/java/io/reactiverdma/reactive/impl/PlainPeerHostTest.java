@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class PlainPeerHostTest {
     private final LoopbackStack stack = LoopbackStack.builder().device("loopback0", "127.0.0.1")
-            .rnrDelay(Duration.ofSeconds(2)).rnrRetryFromPeer(true).build();
+            .rnrDelay(Duration.ofSeconds(2)).build();
     private final PlainPeerScenario scenario = new PlainPeerScenario(new RdmaEngine(stack), stack, "127.0.0.1",
             Duration.ofSeconds(10));
 

@@ -39,7 +39,8 @@ class ReceiveSideLoopbackTest extends LoopbackEngineTestBase {
 
     /**
      * The receives a server handler asks for are posted before rdma_accept: a peer without credits (here an
-     * engine client with CREDIT_FLOW_CONTROL off and no RNR retry) may send as soon as it is established,
+     * engine client with CREDIT_FLOW_CONTROL off, without RNR retries: the server's RNR_RETRY_COUNT 0, which
+     * rdma_cm applies to the client's sends) may send as soon as it is established,
      * while the server's own ESTABLISHED is still on its way (delayed 1 s here: a busy rdma_cm thread).
      * Loopback only: the delay is an injected fault.
      */
@@ -47,7 +48,7 @@ class ReceiveSideLoopbackTest extends LoopbackEngineTestBase {
     void aServerPostsTheHandlersReceivesBeforeAcceptingSoAPeerWithoutCreditsMaySendAtOnce() {
         RdmaTransportConfig config = localConfig().withOption(RdmaOption.CREDIT_FLOW_CONTROL, false);
         Sinks.One<String> got = Sinks.one();
-        server = engine.bind(config, c -> c.receive().next().doOnNext(m -> {
+        server = engine.bind(config.withOption(RdmaOption.RNR_RETRY_COUNT, 0), c -> c.receive().next().doOnNext(m -> {
             try {
                 got.tryEmitValue(new String(m.toByteArray(), StandardCharsets.UTF_8));
             } finally {
@@ -56,7 +57,7 @@ class ReceiveSideLoopbackTest extends LoopbackEngineTestBase {
         }).then(c.onDispose())).block(WAIT);
         assertNotNull(server);
         stack.faults().delayEvents(CmEventType.ESTABLISHED, Duration.ofSeconds(1), 1); // the server's comes first
-        client = engine.connect(config.withPort(server.port()).withOption(RdmaOption.RNR_RETRY_COUNT, 0)).block(WAIT);
+        client = engine.connect(config.withPort(server.port())).block(WAIT);
         assertNotNull(client);
         StepVerifier.create(client.send(ByteBuffer.wrap("at once".getBytes(StandardCharsets.UTF_8))))
                 .expectComplete()
@@ -80,6 +81,28 @@ class ReceiveSideLoopbackTest extends LoopbackEngineTestBase {
         for (LoopbackCmId id : connected) {
             assertEquals(5, id.queuePair().minRnrTimer(), id.description());
         }
+    }
+
+    /**
+     * rdma_cm applies the RNR_RETRY_COUNT each side gives (in its connect request or accept reply) to the other
+     * side's sends, and so does the loopback device. Before, it applied each side's own by default, so a test
+     * that set 0 on a client to make any RNR of the client's sends fatal was stricter there than on rxe
+     * ("expected: <[0, 5]> but was: <[5, 0]>").
+     */
+    @Test
+    void eachSidesRnrRetryCountGovernsThePeersSends() {
+        RdmaTransportConfig config = localConfig();
+        bindServer(config.withOption(RdmaOption.RNR_RETRY_COUNT, 5));
+        client = engine.connect(config.withPort(server.port()).withOption(RdmaOption.RNR_RETRY_COUNT, 0)).block(WAIT);
+        assertNotNull(client);
+        assertNotNull(serverConnection.asMono().block(WAIT));
+        LoopbackCmId serverSide = stack.passiveIds().stream().filter(id -> id.queuePair() != null).findFirst()
+                .orElseThrow();
+        LoopbackCmId clientSide = stack.liveIds().stream().filter(id -> id.queuePair() != null && id != serverSide)
+                .findFirst().orElseThrow();
+        assertEquals(List.of(0, 5), List.of(serverSide.queuePair().rnrRetryCount(),
+                clientSide.queuePair().rnrRetryCount()),
+                "the server's QP's count (the client's 0), the client's QP's (the server's 5)");
     }
 
     /**

@@ -76,8 +76,14 @@ final class SharedReceiveAttackScenario implements AutoCloseable {
     }
 
     void startServer(Function<RdmaConnection, Publisher<Void>> handler) {
+        startServer(handler, RdmaOption.RNR_RETRY_COUNT.defaultValue());
+    }
+
+    /** @param rnrRetry the server's RNR_RETRY_COUNT, which rdma_cm applies to its peers' sends */
+    void startServer(Function<RdmaConnection, Publisher<Void>> handler, int rnrRetry) {
         server = engine.bind(base().withOption(RdmaOption.SHARED_RECEIVE_QUEUE_DEPTH, SRQ_DEPTH)
-                .withOption(RdmaOption.ACCEPT_TIMEOUT, acceptTimeout), handler).block(wait);
+                .withOption(RdmaOption.ACCEPT_TIMEOUT, acceptTimeout)
+                .withOption(RdmaOption.RNR_RETRY_COUNT, rnrRetry), handler).block(wait);
         assertNotNull(server);
     }
 
@@ -185,7 +191,8 @@ final class SharedReceiveAttackScenario implements AutoCloseable {
 
     /**
      * A peer that agreed on credits sends 12 messages at once, without waiting for credits, into an SRQ of 8, where two honest
-     * clients hold credits (and would lose their connection at the first RNR: RNR_RETRY_COUNT 0). Before:
+     * clients hold credits (and would lose their connection at the first RNR: the server's RNR_RETRY_COUNT 0,
+     * which rdma_cm applies to its peers' sends). Before:
      * its messages were delivered to the application (which here keeps them, so their buffers never came
      * back) and took receives promised to the honest clients, which then met RNR (finding 4). Now: none is
      * delivered, each buffer is posted again at once, the offender's QP is moved to ERR at once and its
@@ -197,13 +204,12 @@ final class SharedReceiveAttackScenario implements AutoCloseable {
         Queue<Throwable> offenderError = new ConcurrentLinkedQueue<>();
         startServer(c -> index.getAndIncrement() == 0
                 ? c.receive().doOnNext(keptFromOffender::add).doOnError(offenderError::add).then() // keeps them
-                : echo(c));
+                : echo(c), 0);
         RawCreditPeer offender = rawPeer("offender");
         assertTrue(offender.awaitEstablished(wait), "the offender was not accepted");
         offender.sendHello(); // as the engine's clients do: its connection then has credits agreed and open
-        RdmaTransportConfig strict = base().withOption(RdmaOption.RNR_RETRY_COUNT, 0);
-        RdmaConnection a = connect(strict);
-        RdmaConnection b = connect(strict);
+        RdmaConnection a = connect(base());
+        RdmaConnection b = connect(base());
         Mono.when(exchange(a, "a", SHARE), exchange(b, "b", SHARE)).block(wait); // both hold credits now
         offender.sendWithoutCredits(12);
         offender.awaitEnd(wait);

@@ -131,16 +131,16 @@ final class LoopbackCm {
     }
 
     /**
-     * Both connected: their QPs go to RTS, each with its own side's retry count, and the RNR retry count of
-     * its own side (default, as the brief asks) or of the peer (IB CM: the value each side gave in REQ/REP
-     * governs the other side's sends; {@link LoopbackStack.Builder#rnrRetryFromPeer}). Fabric lock held.
+     * Both connected: their QPs go to RTS, each with its own side's retry count and the peer's RNR retry
+     * count, as rdma_cm does it (IB CM: the rnr_retry_count each side gives in its REQ or REP governs the other
+     * side's sends; rdma_connect(3): "a send operation from the remote peer"). Fabric lock held.
      */
     void link(LoopbackCmId a, LoopbackCmId b) {
         if (a.qp == null || b.qp == null) {
             return;
         }
-        a.qp.connectTo(b.qp, retry(a), rnrRetry(stack.rnrRetryFromPeer ? b : a));
-        b.qp.connectTo(a.qp, retry(b), rnrRetry(stack.rnrRetryFromPeer ? a : b));
+        a.qp.connectTo(b.qp, retry(a), rnrRetry(b));
+        b.qp.connectTo(a.qp, retry(b), rnrRetry(a));
     }
 
     private static int retry(LoopbackCmId id) {

@@ -356,6 +356,13 @@ public final class LoopbackQueuePair implements QueuePair {
         }
     }
 
+    /** How often its sends are retried after an RNR NAK: its peer's rnr_retry_count, as rdma_cm sets it (for tests). */
+    public int rnrRetryCount() {
+        synchronized (stack.lock) {
+            return rnrRetryCount;
+        }
+    }
+
     /** The min_rnr_timer code its RNR NAKs carry now (for tests). */
     public int minRnrTimer() {
         synchronized (stack.lock) {

@@ -42,7 +42,6 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
     final LoopbackWire wire;
     final Duration rnrDelay;
     final Duration ackTimeout;
-    final boolean rnrRetryFromPeer;
     /** Whether the devices have type 2 memory windows (ibv_alloc_mw fails with EOPNOTSUPP otherwise). */
     final boolean memoryWindows;
     /** Whether a UD receive's undefined first 20 GRH bytes are garbage (real NICs) rather than zero (rxe). */
@@ -67,7 +66,6 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         this.wire = new LoopbackWire(this);
         this.rnrDelay = b.rnrDelay;
         this.ackTimeout = b.ackTimeout;
-        this.rnrRetryFromPeer = b.rnrRetryFromPeer;
         this.memoryWindows = b.memoryWindows;
         this.undefinedGrhBytes = b.undefinedGrhBytes;
         this.cleanCqOnDestroy = b.cleanCqOnDestroy;
@@ -118,7 +116,6 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         private Duration ackTimeout = Duration.ofMillis(2);
         private int maxCqe = 32767;
         private int maxQpRdAtom = 128;
-        private boolean rnrRetryFromPeer;
         private boolean memoryWindows = true;
         private boolean undefinedGrhBytes;
         private boolean cleanCqOnDestroy;
@@ -147,16 +144,6 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         /** Transport ACK timeout before a retry to a peer that does not answer (default 2 ms). */
         public Builder ackTimeout(Duration d) {
             this.ackTimeout = d;
-            return this;
-        }
-
-        /**
-         * Whose rnr_retry_count governs a QP's sends: by default its own side's (the ConnectSpec its id gave to
-         * rdma_connect / rdma_accept); with true the peer's, as the IB CM does (rdma_connect(3): "a send
-         * operation from the remote peer").
-         */
-        public Builder rnrRetryFromPeer(boolean fromPeer) {
-            this.rnrRetryFromPeer = fromPeer;
             return this;
         }
 
