@@ -244,10 +244,13 @@ final class IdlePeerProbeScenario {
         }
     }
 
+    /** Closes what the scenario opened, then shuts both engines down (their devices' resources go with them). */
     void close() {
         opened.forEach(RdmaConnection::dispose);
         if (server != null) {
             server.disposeNow(wait);
         }
+        clientEngine.shutdown().block(wait);
+        serverEngine.shutdown().block(wait);
     }
 }

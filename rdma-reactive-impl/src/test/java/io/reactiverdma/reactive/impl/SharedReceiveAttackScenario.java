@@ -323,5 +323,7 @@ final class SharedReceiveAttackScenario implements AutoCloseable {
         if (server != null) {
             server.disposeNow(wait);
         }
+        // An engine left running keeps its devices' resources for the rest of the JVM's tests.
+        engine.shutdown().block(wait);
     }
 }
