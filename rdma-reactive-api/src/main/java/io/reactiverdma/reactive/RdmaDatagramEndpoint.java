@@ -55,7 +55,8 @@ public interface RdmaDatagramEndpoint extends Disposable {
      * buffer held, what arrives next is dropped by the device. Each datagram must be
      * {@link RdmaDatagramMessage#release() released}. One subscriber at a time (a second one fails with
      * {@link InvalidRequestException} {@code ALREADY_SUBSCRIBED}); cancelling releases what was not delivered, and datagrams arriving with
-     * no subscriber are dropped and counted. A subscriber that cancels while datagrams wait for it (as
+     * no subscriber are dropped and counted; one that arrives after {@code subscribe} returned is the
+     * subscriber's. A subscriber that cancels while datagrams wait for it (as
      * {@code next()} and {@code blockFirst()} do after the first) gives their buffers back: nothing is lost
      * to a cancelled subscriber. Completes when the endpoint closes.
      */

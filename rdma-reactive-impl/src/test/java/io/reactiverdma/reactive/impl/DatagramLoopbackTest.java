@@ -288,6 +288,39 @@ class DatagramLoopbackTest extends DatagramContract {
         }
     }
 
+    /**
+     * A datagram sent after {@code receive()} was subscribed reaches that subscriber, however late its poller:
+     * the subscription is handed to the poller as a task, and a poller that polled its CQ before it ran the
+     * task dropped the datagram as nobody's (seen once in the contract test on the loopback device, "no
+     * datagram within PT15S" for the first ping). Here the poller is stalled in its CQ wait (fault injection)
+     * while the subscriber subscribes and the datagram lands; then it goes on. Loopback only: only it can
+     * stall a poller.
+     */
+    @Test
+    void aDatagramSentAfterReceiveWasSubscribedReachesItEvenIfThePollerIsLate() throws Exception {
+        RdmaDatagramEndpoint sender = bind();
+        LoopbackFaults.CqStall stall = stack.faults().stallNextCq();
+        RdmaDatagramEndpoint receiver = bind(config().option(RdmaOption.COMPLETION_QUEUE_MODE,
+                CompletionQueueMode.PER_CONNECTION)); // its own CQ and poller: the one stalled
+        sender.send(text("resolve"), receiver.localAddress()).block(WAIT); // nobody receives it: dropped
+        BlockingQueue<RdmaDatagramMessage> delivered = new LinkedBlockingQueue<>();
+        try {
+            stall.engage();
+            receiver.receive().subscribe(RdmaDatagramMessage::release).dispose(); // wakes it into the stall
+            assertTrue(stall.awaitStalled(WAIT), "the receiver's poller never waited on its CQ again");
+            subscriptions.add(receiver.receive().subscribe(delivered::add));
+            sender.send(text("first"), receiver.localAddress()).block(WAIT); // in the receiver's CQ now
+            stall.release();
+            RdmaDatagramMessage m = delivered.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            assertNotNull(m, "the datagram sent after receive() was subscribed never reached it (dropped: "
+                    + stack.datagramsDropped() + " by the device, " + receiver.droppedCount() + " by the receiver)");
+            assertEquals("first", text(m));
+            assertEquals(1, receiver.droppedCount(), "only the one sent before anybody subscribed");
+        } finally {
+            stall.release();
+        }
+    }
+
     /** Loopback only: a device that stops completing (fault injection) keeps sends waiting for their slot. */
     @Test
     void closingFailsWaitingSendsAndReleasesTheEndpointsResources() {

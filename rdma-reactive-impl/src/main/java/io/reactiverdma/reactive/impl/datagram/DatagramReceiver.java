@@ -32,7 +32,8 @@ import java.util.function.Consumer;
  * receive buffers (slices of one registered slab, each 40 bytes of GRH then up to the MTU of payload) on the
  * engine's {@link ReceiveRing}, so released buffers are posted again in chains, once an eighth of them is
  * free (or half of them is not posted), at the end of a poller cycle; the GRH read to route each datagram to
- * the {@code receive()} stream or its group's stream; and what nobody takes dropped and counted.
+ * the {@code receive()} stream or its group's stream, at the end of the poller cycle (after the tasks handed
+ * over) for a datagram whose stream is not there yet; and what nobody takes dropped and counted.
  */
 final class DatagramReceiver {
     private final String description;
@@ -52,6 +53,13 @@ final class DatagramReceiver {
     private DatagramStream unicast;
     private final Map<InetAddress, DatagramStream> groups = new HashMap<>();
     private volatile long dropped;
+    /** Buffers whose datagram waits for the end of the cycle to be routed, in arrival order. */
+    private final IndexQueue waiting;
+    /** What each buffer's completion said, kept while it waits: its payload length, immediate, flags, sender. */
+    private final int[] arrivedLength;
+    private final int[] arrivedImm;
+    private final int[] arrivedFlags;
+    private final int[] arrivedSourceQpn;
 
     DatagramReceiver(String description, BufferPool pool, int depth, int bufferSize, QueuePair qp,
             PendingOperations pending, CompletionTarget target, CompletionPoller poller, EngineMetrics metrics,
@@ -70,6 +78,11 @@ final class DatagramReceiver {
         this.ring = new ReceiveRing("receive buffers of " + description, buffers, bufferSize, depth, pending, target,
                 qp::postReceive);
         this.repostBatch = Math.max(1, depth / 8);
+        this.waiting = new IndexQueue(depth);
+        this.arrivedLength = new int[depth];
+        this.arrivedImm = new int[depth];
+        this.arrivedFlags = new int[depth];
+        this.arrivedSourceQpn = new int[depth];
     }
 
     CompletionPoller poller() {
@@ -117,6 +130,7 @@ final class DatagramReceiver {
      */
     int post() {
         assert OwnerThread.check(poller);
+        routeWaiting();
         int free = ring.freeCount();
         if (closed || free == 0 || (free < repostBatch && posted > ring.depth() / 2)) {
             return 0;
@@ -131,7 +145,12 @@ final class DatagramReceiver {
         return accepted;
     }
 
-    /** A posted receive completed into buffer {@code index}. */
+    /**
+     * A posted receive completed into buffer {@code index}. A datagram with no live stream to go to yet waits
+     * for the end of this poller cycle ({@link #post()}): its stream's subscription may be a task handed over
+     * before the datagram arrived that this thread has not run yet, because it polls before it runs tasks.
+     * Those after it wait too, so that datagrams are delivered in the order they arrived.
+     */
     void completed(int index, int status, int byteLen, int imm, int wcFlags, int sourceQpn) {
         assert OwnerThread.check(poller);
         posted--;
@@ -143,22 +162,54 @@ final class DatagramReceiver {
             }
             return;
         }
+        arrivedLength[index] = byteLen - Grh.SIZE;
+        arrivedImm[index] = imm;
+        arrivedFlags[index] = wcFlags;
+        arrivedSourceQpn[index] = sourceQpn;
+        if (waiting.isEmpty() && route(index, false)) {
+            return;
+        }
+        waiting.add(index);
+        flushRequest.run();
+    }
+
+    /**
+     * Hands the datagram in buffer {@code index} to its stream, or drops it (closed, too short, or, once
+     * {@code last}, nobody's). False, with nothing done, when its stream is not there yet and it is not
+     * {@code last}.
+     */
+    private boolean route(int index, boolean last) {
         EngineBuffer b = ring.buffer(index);
         ByteBuffer memory = b.memory();
         int base = b.offset();
-        int length = byteLen - Grh.SIZE;
+        int length = arrivedLength[index];
         InetAddress to = Grh.destination(memory, base);
-        DatagramStream target = to.isMulticastAddress() ? groups.get(to) : unicast;
-        if (closed || target == null || length < 0 || !slab.retain()) {
+        DatagramStream target = closed || length < 0 ? null : to.isMulticastAddress() ? groups.get(to) : unicast;
+        if (target != null && target.isCancelled()) {
+            target = null; // gone: a subscriber taking over from it may be a task not run yet
+        }
+        if (target == null && !last && !closed && length >= 0) {
+            return false;
+        }
+        if (target == null || !slab.retain()) {
             drop(Math.max(0, length));
             ring.free(index);
             flushRequest.run();
-            return;
+            return true;
         }
         metrics.datagram(DatagramOutcome.RECEIVED, length);
         target.offer(new EngineDatagram(this, b, index, ring.generation(index), length,
-                new InetSocketAddress(Grh.source(memory, base), 0), sourceQpn,
-                to.isMulticastAddress() ? new InetSocketAddress(to, 0) : null, (wcFlags & WcFlags.WITH_IMM) != 0, imm));
+                new InetSocketAddress(Grh.source(memory, base), 0), arrivedSourceQpn[index],
+                to.isMulticastAddress() ? new InetSocketAddress(to, 0) : null,
+                (arrivedFlags[index] & WcFlags.WITH_IMM) != 0, arrivedImm[index]));
+        return true;
+    }
+
+    /** The datagrams that waited for the tasks of this cycle go to their streams now, or are dropped. */
+    private void routeWaiting() {
+        while (!waiting.isEmpty()) {
+            route(waiting.remove(), true);
+        }
     }
 
     /** A datagram was released: its buffer is posted again by a coming flush (or kept once closed). */
@@ -233,6 +284,7 @@ final class DatagramReceiver {
     void close() {
         assert OwnerThread.check(poller);
         closed = true;
+        routeWaiting(); // dropped: closed
         if (unicast != null) {
             unicast.complete();
             unicast = null;
