@@ -7,6 +7,7 @@ import io.reactiverdma.reactive.impl.cm.EngineContext;
 import io.reactiverdma.reactive.impl.cm.EngineObservations;
 import io.reactiverdma.reactive.impl.cm.CmEventLoop;
 import io.reactiverdma.reactive.impl.cm.DeviceLookup;
+import io.reactiverdma.reactive.impl.cm.DeviceWatch;
 import io.reactiverdma.reactive.impl.cm.EngineServer;
 import io.reactiverdma.reactive.impl.connection.EngineConnection;
 import io.reactiverdma.reactive.impl.device.DeviceResources;
@@ -34,7 +35,10 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.util.annotation.Nullable;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,6 +66,8 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
     private final Object lock = new Object();
     private CmEventLoop cmLoop;
     private final Map<Long, DeviceResources> devices = new ConcurrentHashMap<>();
+    /** What tells the engine of a device's removal when nothing else is open on it, by device key. */
+    private final Map<Long, DeviceWatch> watches = new ConcurrentHashMap<>();
     private final Set<EngineConnection> connections = ConcurrentHashMap.newKeySet();
     private final Set<EngineServer> servers = ConcurrentHashMap.newKeySet();
     private final Set<io.reactiverdma.reactive.impl.datagram.EngineDatagramEndpoint> datagramEndpoints =
@@ -106,13 +112,37 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
         return sharedReceiveGroups;
     }
 
-    /** The resources of {@code device}, created on first use (rdma_cm thread). */
+    /** The resources of {@code id}'s device, created on first use, watched through its local address. */
     @Override
-    public DeviceResources device(Device device) {
+    public DeviceResources device(io.reactiverdma.reactive.impl.verbs.CmId id) {
+        InetSocketAddress local = id.localAddress();
+        return device(id.device(), local == null ? null : local.getAddress());
+    }
+
+    /**
+     * The resources of {@code device}, created on first use (rdma_cm thread), with a {@link DeviceWatch} through
+     * {@code address} (when there is one) for as long as the engine keeps them: it hears of the device's removal
+     * even with nothing else open there.
+     */
+    private DeviceResources device(Device device, @Nullable InetAddress address) {
+        DeviceResources known = devices.get(device.key());
+        if (known != null) {
+            return known;
+        }
+        CmEventLoop cm;
+        synchronized (lock) { // not inside computeIfAbsent: a shutdown clears the map under this lock
+            cm = cmLoop; // null once a shutdown began: it releases these resources anyway
+        }
         return devices.computeIfAbsent(device.key(), k -> {
             DeviceResources r = new DeviceResources(device, poolRelease);
-            r.startAsyncEvents(this::publish, () -> retire(device.key(), DeviceEvent.Type.DEVICE_FATAL),
-                    () -> retire(device.key(), DeviceEvent.Type.DEVICE_REMOVED));
+            r.startAsyncEvents(this::publish, () -> retire(k, DeviceEvent.Type.DEVICE_FATAL),
+                    () -> retire(k, DeviceEvent.Type.DEVICE_REMOVED));
+            if (cm != null && address != null && !address.isAnyLocalAddress()) {
+                DeviceWatch w = DeviceWatch.start(cm, device, address, () -> retire(k, DeviceEvent.Type.DEVICE_REMOVED));
+                if (w != null) {
+                    watches.put(k, w);
+                }
+            }
             return r;
         });
     }
@@ -159,6 +189,7 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
         if (r == null) {
             return;
         }
+        unwatch(deviceKey);
         if (why == DeviceEvent.Type.DEVICE_REMOVED) {
             publish(new DeviceEvent(r.context().name(), why, -1));
         }
@@ -207,6 +238,13 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
         }
     }
 
+    private void unwatch(long deviceKey) {
+        DeviceWatch w = watches.remove(deviceKey);
+        if (w != null) {
+            w.close();
+        }
+    }
+
     private static void releaseDevice(DeviceResources r) {
         try {
             r.close();
@@ -251,7 +289,8 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
             CmEventLoop cm = cm();
             cm.execute(() -> {
                 try {
-                    sink.success(device(DeviceLookup.find(cm, target)).pool);
+                    DeviceLookup.Found found = DeviceLookup.find(cm, target);
+                    sink.success(device(found.device(), found.address()).pool);
                 } catch (RuntimeException e) {
                     sink.error(e instanceof RdmaException ? e : new RdmaException("cannot open the RDMA device of "
                             + addressOrDevice + ": " + e.getMessage(), e));
@@ -339,6 +378,7 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
                 }
                 held = new ArrayList<>(devices.values());
                 devices.clear();
+                new ArrayList<>(watches.keySet()).forEach(this::unwatch); // before the loop stops: it destroys them
             }
             return Mono.when(closing)
                     .timeout(SHUTDOWN_CLOSE_TIMEOUT, Mono.fromRunnable(() -> EngineLog.warn("engine shutdown: "

@@ -79,7 +79,7 @@ class ConnectionLoopbackTest extends ConnectionContract {
         client.dispose();
         client.onDispose().block(WAIT);
         server.disposeNow(WAIT);
-        stack.resources().awaitReleased(WAIT, Kind.PROTECTION_DOMAIN, Kind.REGISTRATION, Kind.CM_CHANNEL);
+        stack.awaitReleasedButDeviceWatches(WAIT, Kind.PROTECTION_DOMAIN, Kind.REGISTRATION, Kind.CM_CHANNEL);
     }
 
     private static ByteBuffer text(String s) {

@@ -76,7 +76,7 @@ class DatagramLoopbackTest extends DatagramContract {
         RdmaDatagramEndpoint b = bind();
         subscriptions.add(b.receive().subscribe(RdmaDatagramMessage::release));
         a.send(text("ping"), b.localAddress()).block(WAIT);
-        assertEquals(4, stack.liveIds().size(), "each endpoint: a data id and a listening id; the resolving id is gone");
+        assertEquals(4, stack.liveIdsButDeviceWatches().size(), "each endpoint: a data id and a listening id; the resolving id is gone");
     }
 
     /**
@@ -109,7 +109,7 @@ class DatagramLoopbackTest extends DatagramContract {
         StepVerifier.create(a.send(text("x"), new InetSocketAddress(HOST, 9)))
                 .expectError(RdmaConnectException.class)
                 .verify(WAIT);
-        assertEquals(2, stack.liveIds().size());
+        assertEquals(2, stack.liveIdsButDeviceWatches().size());
     }
 
     /** Loopback only: drops datagrams on the wire by fault injection. */
@@ -244,7 +244,7 @@ class DatagramLoopbackTest extends DatagramContract {
         sub.dispose();
         StepVerifier.create(fourDone.asMono()).expectComplete().verify(WAIT);
         sub.onDispose().block(WAIT);
-        assertEquals(2, stack.liveIds().size(), "the subscriber's ids are destroyed: the publisher's two are left");
+        assertEquals(2, stack.liveIdsButDeviceWatches().size(), "the subscriber's ids are destroyed: the publisher's two are left");
         assertTrue(stack.liveIds().stream().anyMatch(id -> id.joinedGroups().size() == 2), "the publisher is still in both");
     }
 
@@ -339,7 +339,7 @@ class DatagramLoopbackTest extends DatagramContract {
         a.onDispose().block(WAIT);
         b.dispose();
         b.onDispose().block(WAIT);
-        assertEquals(0, stack.liveIds().size());
+        assertEquals(0, stack.liveIdsButDeviceWatches().size());
         assertEquals(0, stack.liveAddressHandles());
         assertEquals(0, stack.resources().count(Kind.QUEUE_PAIR));
         assertEquals(0, stack.resources().count(Kind.OUTSTANDING_WR));

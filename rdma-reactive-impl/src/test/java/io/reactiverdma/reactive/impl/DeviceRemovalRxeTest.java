@@ -140,6 +140,42 @@ class DeviceRemovalRxeTest {
         assertTrue(removeSpare(), "the spare device's removal finished while the engine is still running");
     }
 
+    /**
+     * An engine with nothing open on the device any more (its connection and server closed, the engine still
+     * running) still holds the device's protection domain, pool and context. rdma_cm tells a removal only to the
+     * ids on the device: before the engine kept one there for that (its device watch), it heard nothing, held
+     * on, and the removal waited for the process to end (failed before: {@code rdma link delete} had not
+     * returned after 60 s, and the engine had published no event).
+     */
+    @Test
+    void aRemovedDeviceWithNothingOpenOnItIsLetGo() throws Exception {
+        RxeResources.requireDevice();
+        previous = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> escaped.add(e));
+        Hooks.onErrorDropped(escaped::add);
+
+        DisposableRdmaServer server = echoServer();
+        RdmaConnection c = engine.connect(config(server.port())).block(WAIT);
+        echo(c);
+        c.dispose();
+        c.onDispose().block(WAIT);
+        server.disposeNow(WAIT);
+        List<DeviceEvent> events = new CopyOnWriteArrayList<>();
+        Disposable watching = engine.deviceEvents().subscribe(events::add);
+        Result spare = addSpare();
+        assertEquals(0, spare.exit, "adding the spare device: " + spare.output);
+        long start = System.nanoTime();
+        Result removed = run(60, "rdma", "link", "delete", device());
+        assertEquals(0, removed.exit, () -> "rdma link delete " + device() + " under an engine with nothing open on it: "
+                + removed.output + "\nevents: " + events + "\n" + whatHoldsTheDevices());
+        System.err.println("[DeviceRemovalRxeTest] the removal under an idle engine took "
+                + (System.nanoTime() - start) / 1_000_000 + " ms");
+        assertTrue(events.stream().anyMatch(e -> e.device().equals(device()) && e.type() == DeviceEvent.Type.DEVICE_REMOVED),
+                "the engine published the removal: " + events);
+        watching.dispose();
+        assertTrue(escaped.isEmpty(), "nothing escaped the engine: " + escaped);
+    }
+
     private static Result addSpare() throws IOException, InterruptedException {
         Result netdev = run("ip", "link", "add", SPARE_NETDEV, "type", "dummy");
         if (netdev.exit != 0) {

@@ -5,6 +5,7 @@ import io.reactiverdma.reactive.impl.support.CmEvents;
 import io.reactiverdma.cm.CmEventType;
 import io.reactiverdma.reactive.CompletionQueueMode;
 import io.reactiverdma.reactive.ConnectionEvent;
+import io.reactiverdma.reactive.DeviceEvent;
 import io.reactiverdma.reactive.PollerIdleStrategy;
 import io.reactiverdma.reactive.RdmaCompletionException;
 import io.reactiverdma.reactive.RdmaConnectException;
@@ -83,7 +84,7 @@ class LoopbackEngineFaultsTest extends LoopbackEngineTestBase {
         }
         server.disposeNow(WAIT);
         server = null;
-        stack.resources().awaitReleased(WAIT, Kind.PROTECTION_DOMAIN, Kind.REGISTRATION, Kind.CM_CHANNEL);
+        stack.awaitReleasedButDeviceWatches(WAIT, Kind.PROTECTION_DOMAIN, Kind.REGISTRATION, Kind.CM_CHANNEL);
     }
 
     private static ByteBuffer bytes(int n) {
@@ -179,10 +180,11 @@ class LoopbackEngineFaultsTest extends LoopbackEngineTestBase {
                 .expectErrorSatisfies(e -> assertTrue(e instanceof RdmaConnectException, e.toString()))
                 .verify(WAIT);
         long deadline = System.nanoTime() + WAIT.toNanos();
-        while (stack.resources().count(Kind.CM_ID) > 1 && System.nanoTime() < deadline) {
+        while (stack.liveIdsButDeviceWatches().size() > 1 && System.nanoTime() < deadline) {
             sleep(10);
         }
-        assertEquals(1, stack.resources().count(Kind.CM_ID), "only the listener: " + stack.resources());
+        assertEquals(1, stack.liveIdsButDeviceWatches().size(), "only the listener (and the device watch): "
+                + stack.resources());
         assertOnlyDeviceResourcesLeft();
     }
 
@@ -217,6 +219,45 @@ class LoopbackEngineFaultsTest extends LoopbackEngineTestBase {
         StepVerifier.create(server.onDispose()).expectComplete().verify(WAIT);
         assertTrue(client.events().filter(e -> e.type() == ConnectionEvent.Type.DEVICE_REMOVAL).hasElements()
                 .block(WAIT));
+        assertOnlyDeviceResourcesLeft();
+    }
+
+    /**
+     * An engine with nothing open on a device (its connection and server closed, the engine still running)
+     * keeps the device's protection domain, pool and context; when the device is removed, rdma_cm tells only
+     * the ids on it. Before, the engine had none left there, heard nothing and held on (on rxe the removal then
+     * waited for the process to end: DeviceRemovalRxeTest shows it on the real stack). Now it keeps one id
+     * bound to the device for as long as it holds resources there, so it is told and retires the device.
+     */
+    @Test
+    void aDeviceWithNothingOpenOnItIsRetiredWhenRemoved() {
+        connect(config());
+        List<DeviceEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        reactor.core.Disposable watching = engine.deviceEvents().subscribe(events::add);
+        try {
+            client.dispose();
+            client.onDispose().block(WAIT);
+            client = null;
+            server.disposeNow(WAIT);
+            server = null;
+            assertEquals(1, stack.resources().count(Kind.PROTECTION_DOMAIN), "the engine keeps the device's resources");
+            stack.faults().removeDevice(stack.device("loopback0"));
+            stack.resources().awaitReleased(WAIT, Kind.CM_CHANNEL);
+            assertTrue(events.stream().anyMatch(e -> e.type() == DeviceEvent.Type.DEVICE_REMOVED
+                    && e.device().equals("loopback0")), "the removal was published: " + events);
+        } finally {
+            watching.dispose();
+        }
+        // the next connection through the device makes new resources, and a new watch
+        Sinks.One<Boolean> received = Sinks.one();
+        server = engine.bind(config(), c -> c.receive().doOnNext(m -> {
+            m.release();
+            received.tryEmitValue(true);
+        }).then()).block(WAIT);
+        client = engine.connect(config().withPort(server.port())).block(WAIT);
+        StepVerifier.create(client.send(bytes(1))).expectComplete().verify(WAIT);
+        assertEquals(Boolean.TRUE, received.asMono().block(WAIT));
+        assertEquals(1, stack.deviceWatches().size(), "watched again: " + stack.liveIds());
         assertOnlyDeviceResourcesLeft();
     }
 

@@ -107,7 +107,7 @@ public final class ClientConnector {
                 }
                 case ROUTE_RESOLVED -> {
                     early.add(event);
-                    DeviceResources device = engine.device(id.device());
+                    DeviceResources device = engine.device(id);
                     connection = new EngineConnection(cm, id, device, config, false, null);
                     engine.track(connection);
                     // Closed before ESTABLISHED (its poller failed, its device went away): the attempt fails now

@@ -71,7 +71,7 @@ final class ConnectionSetup {
         CmId child = e.id();
         EngineConnection c;
         try {
-            DeviceResources device = engine.device(child.device());
+            DeviceResources device = engine.device(child);
             c = new EngineConnection(cm, child, device, config, true, sharedReceives.apply(device));
         } catch (RuntimeException ex) {
             EngineLog.error(server + ": cannot set up a connection for " + peer + "; rejecting", ex);
@@ -136,7 +136,7 @@ final class ConnectionSetup {
             byte[] reply = offered != null ? c.agreement().offer().encode(acceptData)
                     : acceptData.length > 0 ? acceptData : null;
             ConnectParams.applyAckTimeout(config, child);
-            child.accept(ConnectParams.connParam(config, engine.device(child.device()), reply));
+            child.accept(ConnectParams.connParam(config, engine.device(child), reply));
             c.agreement().applyMinRnrTimer(); // the QP is in RTS now
         } catch (NativeCallException ex) {
             if (ex.errno() == EINVAL) {

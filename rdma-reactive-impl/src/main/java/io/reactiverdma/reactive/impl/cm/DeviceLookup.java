@@ -10,7 +10,12 @@ import reactor.util.annotation.Nullable;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 
 /**
  * Finds a device without a connection: by its name, or by an address of its netdev (rdma_cm's binding). The
@@ -46,25 +51,63 @@ public final class DeviceLookup {
         });
     }
 
+    /** A device found, and an address of its netdev to watch it through (null when none was found). */
+    public record Found(Device device, @Nullable InetAddress address) {
+    }
+
     /**
-     * rdma_cm thread: the device {@code target} names, else the one an rdma_cm id bound to its address resolves
-     * to (the id is destroyed again).
+     * rdma_cm thread: the device {@code target} names (with an address of it, when one of the host's
+     * interfaces has one), else the one an rdma_cm id bound to its address resolves to (the id is destroyed
+     * again).
      *
      * @throws RdmaException when no device has that address
      */
-    public static Device find(CmEventLoop cm, Target target) {
+    public static Found find(CmEventLoop cm, Target target) {
         if (target.device() != null) {
-            return target.device();
+            return new Found(target.device(), addressOf(cm, target.device()));
         }
         CmId id = cm.channel().createId(PortSpace.TCP);
         try {
             id.bind(new InetSocketAddress(target.address(), 0));
-            return id.device();
+            return new Found(id.device(), target.address());
         } catch (RuntimeException e) {
             throw new RdmaException("no RDMA device is named " + target.addressOrDevice() + " or has that address: "
                     + e.getMessage(), e);
         } finally {
             id.close();
         }
+    }
+
+    /**
+     * An address of {@code device}: the first address of an interface that is up which rdma_cm binds to that
+     * device; null when there is none (a device whose port has no IP address, or a stack without real
+     * interfaces). One bind per address tried, once per lookup by name.
+     */
+    @Nullable
+    private static InetAddress addressOf(CmEventLoop cm, Device device) {
+        List<InetAddress> candidates = new ArrayList<>();
+        try {
+            for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                if (nic.isUp() && !nic.isLoopback()) {
+                    candidates.addAll(Collections.list(nic.getInetAddresses()));
+                }
+            }
+        } catch (SocketException e) {
+            return null;
+        }
+        for (InetAddress a : candidates) {
+            CmId id = cm.channel().createId(PortSpace.TCP);
+            try {
+                id.bind(new InetSocketAddress(a, 0));
+                if (id.device().key() == device.key()) {
+                    return a;
+                }
+            } catch (RuntimeException notThisDevice) {
+                // not an RDMA device's address
+            } finally {
+                id.close();
+            }
+        }
+        return null;
     }
 }

@@ -97,7 +97,7 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
             data.bind(new InetSocketAddress(local.getAddress(), 0));
             listen = cm.channel().createId(PortSpace.UDP);
             listen.bind(local);
-            device = engine.device(data.device());
+            device = engine.device(data);
             EngineMetrics metrics = EngineMetrics.of(config, device.context().name(), null);
             cqh = device.acquireCq(config, entries, metrics);
             return new EngineDatagramEndpoint(cm, config, data, listen, device, cqh, metrics);

@@ -337,6 +337,16 @@ public final class LoopbackCmId implements CmId {
     }
 
     /** True for an id made for a connect request (the passive side). */
+    /**
+     * Bound to an address and nothing more (no QP, not listening, resolving or connecting): what the engine keeps
+     * on each device it holds resources on, to hear of the device's removal (its device watch).
+     */
+    public boolean isBoundOnly() {
+        synchronized (stack.lock) {
+            return state == State.BOUND && qp == null && !closed;
+        }
+    }
+
     public boolean isConnectRequest() {
         return listenerParent != null;
     }

@@ -276,6 +276,54 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         return new ArrayList<>(cm.ids);
     }
 
+    /** The live ids bound to an address and nothing more: the engines' device watches (one per device and engine). */
+    public List<LoopbackCmId> deviceWatches() {
+        List<LoopbackCmId> list = new ArrayList<>();
+        for (LoopbackCmId id : cm.ids) {
+            if (id.isBoundOnly()) {
+                list.add(id);
+            }
+        }
+        return list;
+    }
+
+    /** The live ids but the {@link #deviceWatches() device watches}. */
+    public List<LoopbackCmId> liveIdsButDeviceWatches() {
+        List<LoopbackCmId> list = liveIds();
+        list.removeIf(LoopbackCmId::isBoundOnly);
+        return list;
+    }
+
+    /**
+     * Waits (at most {@code timeout}) until nothing is live but the {@code kept} kinds and, of the rdma_cm ids,
+     * the engines' device watches (at most one per device and engine, that is rdma_cm channel: an engine keeps
+     * one while it holds the device's resources); otherwise throws an {@link AssertionError} listing what is left.
+     */
+    public void awaitReleasedButDeviceWatches(java.time.Duration timeout, LoopbackResources.Kind... kept) {
+        LoopbackResources.Kind[] withIds = java.util.Arrays.copyOf(kept, kept.length + 1);
+        withIds[kept.length] = LoopbackResources.Kind.CM_ID;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        resources.awaitReleased(timeout, withIds);
+        while (true) {
+            List<LoopbackCmId> others = liveIdsButDeviceWatches();
+            List<LoopbackCmId> watches = deviceWatches();
+            long watched = watches.stream().map(id -> java.util.List.of(id.channel, id.device())).distinct().count();
+            if (others.isEmpty() && watched == watches.size()) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("rdma_cm ids still live after " + timeout + " (device watches: "
+                        + deviceWatches() + "): " + others);
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted while waiting for the rdma_cm ids to be destroyed");
+            }
+        }
+    }
+
     /** The live ids made for connect requests (the server sides of connections), oldest first. */
     public List<LoopbackCmId> passiveIds() {
         List<LoopbackCmId> list = new ArrayList<>();
