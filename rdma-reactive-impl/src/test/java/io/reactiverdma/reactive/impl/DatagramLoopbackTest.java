@@ -248,6 +248,16 @@ class DatagramLoopbackTest extends DatagramContract {
         assertTrue(stack.liveIds().stream().anyMatch(id -> id.joinedGroups().size() == 2), "the publisher is still in both");
     }
 
+    /** An endpoint on a CQ and poller of its own, and that CQ's stall (not engaged yet). */
+    private record Stallable(RdmaDatagramEndpoint endpoint, LoopbackFaults.CqStall stall) {
+    }
+
+    private Stallable bindStallable() {
+        LoopbackFaults.CqStall stall = stack.faults().stallNextCq(); // the next CQ created: the endpoint's
+        return new Stallable(bind(config().option(RdmaOption.COMPLETION_QUEUE_MODE, CompletionQueueMode.PER_CONNECTION)),
+                stall);
+    }
+
     /**
      * {@code joined(group)} means what a sender needs: a datagram sent to the group once it emitted reaches the
      * member's {@code join} stream. The stream is registered by the member's poller thread, the join done by the
@@ -259,9 +269,9 @@ class DatagramLoopbackTest extends DatagramContract {
     @Test
     void aDatagramSentOnceJoinedEmittedReachesTheGroupStreamEvenIfTheMembersPollerIsLate() throws Exception {
         RdmaDatagramEndpoint publisher = bind();
-        LoopbackFaults.CqStall stall = stack.faults().stallNextCq();
-        RdmaDatagramEndpoint member = bind(config().option(RdmaOption.COMPLETION_QUEUE_MODE,
-                CompletionQueueMode.PER_CONNECTION)); // its own CQ and poller: the one stalled
+        Stallable stallable = bindStallable();
+        RdmaDatagramEndpoint member = stallable.endpoint();
+        LoopbackFaults.CqStall stall = stallable.stall();
         InetSocketAddress group = new InetSocketAddress("239.1.1.9", 0);
         BlockingQueue<RdmaDatagramMessage> delivered = new LinkedBlockingQueue<>();
         try {
@@ -299,9 +309,9 @@ class DatagramLoopbackTest extends DatagramContract {
     @Test
     void aDatagramSentAfterReceiveWasSubscribedReachesItEvenIfThePollerIsLate() throws Exception {
         RdmaDatagramEndpoint sender = bind();
-        LoopbackFaults.CqStall stall = stack.faults().stallNextCq();
-        RdmaDatagramEndpoint receiver = bind(config().option(RdmaOption.COMPLETION_QUEUE_MODE,
-                CompletionQueueMode.PER_CONNECTION)); // its own CQ and poller: the one stalled
+        Stallable stallable = bindStallable();
+        RdmaDatagramEndpoint receiver = stallable.endpoint();
+        LoopbackFaults.CqStall stall = stallable.stall();
         sender.send(text("resolve"), receiver.localAddress()).block(WAIT); // nobody receives it: dropped
         BlockingQueue<RdmaDatagramMessage> delivered = new LinkedBlockingQueue<>();
         try {

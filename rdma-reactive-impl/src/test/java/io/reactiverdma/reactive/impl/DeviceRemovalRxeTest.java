@@ -7,6 +7,7 @@ import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaTransportConfig;
 import io.reactiverdma.testsupport.RxeTestSupport;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
@@ -49,6 +50,14 @@ class DeviceRemovalRxeTest {
     private final RdmaEngine engine = new RdmaEngine();
     private Thread.UncaughtExceptionHandler previous;
 
+    /** What escapes the engine (to a thread's uncaught handler, or Reactor's dropped errors) is collected. */
+    @BeforeEach
+    void catchWhatEscapes() {
+        previous = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> escaped.add(e));
+        Hooks.onErrorDropped(escaped::add);
+    }
+
     @AfterEach
     void restore() throws Exception {
         try {
@@ -85,6 +94,13 @@ class DeviceRemovalRxeTest {
         }))).block(WAIT);
     }
 
+    /** A connection to {@code server} that has echoed one message. */
+    private RdmaConnection echoedConnection(DisposableRdmaServer server) {
+        RdmaConnection c = engine.connect(config(server.port())).block(WAIT);
+        echo(c);
+        return c;
+    }
+
     private static void echo(RdmaConnection c) {
         StepVerifier.create(c.send(ByteBuffer.wrap(new byte[] {42})).then(c.receive().next()))
                 .assertNext(m -> {
@@ -100,13 +116,9 @@ class DeviceRemovalRxeTest {
         RxeResources.requireDevice();
         String netdev = System.getenv("RXE_NETDEV");
         assertTrue(netdev != null && !netdev.isEmpty(), "RXE_NETDEV is set by the VM (scripts/lib/vm-guest.sh)");
-        previous = Thread.getDefaultUncaughtExceptionHandler();
-        Thread.setDefaultUncaughtExceptionHandler((t, e) -> escaped.add(e));
-        Hooks.onErrorDropped(escaped::add);
 
         DisposableRdmaServer server = echoServer();
-        RdmaConnection c = engine.connect(config(server.port())).block(WAIT);
-        echo(c);
+        RdmaConnection c = echoedConnection(server);
         List<DeviceEvent> events = new CopyOnWriteArrayList<>();
         Disposable watching = engine.deviceEvents().subscribe(events::add);
 
@@ -150,13 +162,9 @@ class DeviceRemovalRxeTest {
     @Test
     void aRemovedDeviceWithNothingOpenOnItIsLetGo() throws Exception {
         RxeResources.requireDevice();
-        previous = Thread.getDefaultUncaughtExceptionHandler();
-        Thread.setDefaultUncaughtExceptionHandler((t, e) -> escaped.add(e));
-        Hooks.onErrorDropped(escaped::add);
 
         DisposableRdmaServer server = echoServer();
-        RdmaConnection c = engine.connect(config(server.port())).block(WAIT);
-        echo(c);
+        RdmaConnection c = echoedConnection(server);
         c.dispose();
         c.onDispose().block(WAIT);
         server.disposeNow(WAIT);
