@@ -51,11 +51,16 @@ final class ArrivalRing {
         return count;
     }
 
+    /** {@code i} (below twice the length) as a position in the ring: no division per message. */
+    private int wrap(int i) {
+        return i >= buffer.length ? i - buffer.length : i;
+    }
+
     void push(EngineBuffer b, int bufferIndex, int bufferGeneration, int messageLength, boolean hasImmediate, int imm) {
         if (count == buffer.length) {
             allocate(buffer.length * 2);
         }
-        int at = (head + count) % buffer.length;
+        int at = wrap(head + count);
         buffer[at] = b;
         index[at] = bufferIndex;
         generation[at] = bufferGeneration;
@@ -71,7 +76,7 @@ final class ArrivalRing {
      */
     int pop() {
         int at = head;
-        head = (head + 1) % buffer.length;
+        head = wrap(head + 1);
         count--;
         return at;
     }

@@ -84,7 +84,8 @@ public final class PostedRequests {
 
     /** {@code p} was posted (after every entry added before it). */
     public void add(PendingOperation p) {
-        ring[(head + count) % ring.length] = p;
+        int at = head + count;
+        ring[at >= ring.length ? at - ring.length : at] = p; // no division per request
         count++;
     }
 
@@ -119,7 +120,7 @@ public final class PostedRequests {
     private PendingOperation take() {
         PendingOperation e = ring[head];
         ring[head] = null;
-        head = (head + 1) % ring.length;
+        head = head + 1 == ring.length ? 0 : head + 1;
         count--;
         return e;
     }

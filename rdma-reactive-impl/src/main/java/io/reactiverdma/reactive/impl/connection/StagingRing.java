@@ -46,7 +46,14 @@ final class StagingRing {
     private final EngineBuffer area;
     private final int capacity;
     private final int entries;
+    /**
+     * Entry {@code seq} lives in slot {@code seq & slotMask}: the slot arrays have the power of two at or above
+     * {@code entries} (at most {@code entries} are live at once), so no division is made per message.
+     */
+    private final int slotMask;
     private final int[] lengths;
+    /** Where each entry's bytes start in the ring (the padding skipped). */
+    private final int[] offsets;
     /**
      * The ring position (bytes ever taken, padding included) at which each entry's bytes end; its bytes start
      * its aligned length before (the padding, if any, comes first).
@@ -61,6 +68,8 @@ final class StagingRing {
     private volatile long taken;
     /** Bytes ever given back (poller writes with release; the producer reads with acquire). */
     private volatile long freed;
+    /** {@code taken} modulo the capacity, kept as it grows (producer only): no division per message. */
+    private int takenAt;
     // ---- poller thread only: the size estimate
     private final int fairShare;
     private int largestNow;
@@ -84,8 +93,11 @@ final class StagingRing {
         this.area = area;
         this.capacity = capacity;
         this.entries = entries;
-        this.lengths = new int[entries];
-        this.ends = new long[entries];
+        int slots = entries <= 1 ? 1 : Integer.highestOneBit(entries - 1) << 1;
+        this.slotMask = slots - 1;
+        this.lengths = new int[slots];
+        this.offsets = new int[slots];
+        this.ends = new long[slots];
         this.fairShare = Math.max(ALIGN, capacity / entries / ALIGN * ALIGN);
     }
 
@@ -100,10 +112,10 @@ final class StagingRing {
      * {@code seq}: into the ring when its free bytes allow, else into a spill buffer from the pool.
      */
     void stage(long seq, ByteBuffer message, int n) {
-        int e = (int) (seq % entries);
+        int e = slot(seq);
         long start = taken;
         int need = align(n);
-        int at = (int) (start % capacity);
+        int at = takenAt;
         long end = start;
         if (need > 0) {
             long pad = at + need > capacity ? capacity - at : 0;
@@ -116,6 +128,8 @@ final class StagingRing {
             }
             at = pad > 0 ? 0 : at;
             area.memory().put(area.offset() + at, message, message.position(), n);
+            offsets[e] = at;
+            takenAt = at + need == capacity ? 0 : at + need;
         }
         if (spills != null) {
             spills[e] = null;
@@ -130,24 +144,24 @@ final class StagingRing {
         b.retain();
         b.memory().put(b.offset(), message, message.position(), n);
         if (spills == null) {
-            spills = new EngineBuffer[entries];
+            spills = new EngineBuffer[lengths.length];
         }
         spills[e] = b;
     }
 
     // ---------------------------------------------------------------------------------- poller thread
     int length(long seq) {
-        return lengths[(int) (seq % entries)];
+        return lengths[slot(seq)];
     }
 
     long address(long seq) {
-        int e = (int) (seq % entries);
+        int e = slot(seq);
         EngineBuffer s = spill(e);
-        return s != null ? s.address() : area.address() + (ends[e] - align(lengths[e])) % capacity;
+        return s != null ? s.address() : area.address() + offsets[e];
     }
 
     int lkey(long seq) {
-        EngineBuffer s = spill((int) (seq % entries));
+        EngineBuffer s = spill(slot(seq));
         return s != null ? s.lkey() : area.lkey();
     }
 
@@ -158,7 +172,7 @@ final class StagingRing {
 
     /** Entry {@code seq} is being posted: its size counts towards the estimate. */
     void posting(long seq) {
-        int n = lengths[(int) (seq % entries)];
+        int n = lengths[slot(seq)];
         if (n > largestNow) {
             largestNow = n;
         }
@@ -171,7 +185,7 @@ final class StagingRing {
 
     /** Entry {@code seq}, the oldest taken, is done with (completed, or never posted): its bytes come free. */
     void free(long seq) {
-        int e = (int) (seq % entries);
+        int e = slot(seq);
         EngineBuffer s = spill(e);
         if (s != null) {
             spills[e] = null;
@@ -209,6 +223,10 @@ final class StagingRing {
         }
         area.unretain();
         area.release();
+    }
+
+    private int slot(long seq) {
+        return (int) seq & slotMask;
     }
 
     private static int align(int n) {
