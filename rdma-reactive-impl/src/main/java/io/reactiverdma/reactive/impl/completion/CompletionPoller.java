@@ -99,7 +99,8 @@ public final class CompletionPoller implements CompletionQueue.Handler {
         return pending;
     }
 
-    boolean inPollerThread() {
+    /** Whether the caller is this poller's thread. */
+    public boolean inPollerThread() {
         return Thread.currentThread() == thread;
     }
 

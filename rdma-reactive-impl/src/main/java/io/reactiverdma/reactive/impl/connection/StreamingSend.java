@@ -86,6 +86,13 @@ final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuff
      */
     private final StagingGate gate = new StagingGate();
     // ---- poller thread only
+    /**
+     * Set while {@link #requestMore()} asks upstream, which may answer at once on this thread: what it stages
+     * then is appended by the same flush, so {@link #stage} hands nothing over for it (a CAS and a task run
+     * per message saved), and {@link #onNext} skips the staging gate. Written by the poller thread only;
+     * another thread may read it stale, which is why both uses also check that they run on the poller thread.
+     */
+    private boolean requesting;
     /** Listed in the send queue's streams. */
     boolean queued;
     private long postedCount;
@@ -117,6 +124,14 @@ final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuff
 
     @Override
     public void onNext(ByteBuffer message) {
+        if (requesting && poller.inPollerThread()) {
+            // Upstream answers requestMore() on the poller thread: the only thread that releases the staging
+            // area is this one, busy here, so the gate (two atomic operations) has nothing to guard.
+            if (!terminated && !upstreamDone && !cancelled) {
+                stage(message);
+            }
+            return;
+        }
         boolean open = gate.enter();
         try {
             if (!open || upstreamDone || cancelled) {
@@ -156,7 +171,9 @@ final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuff
             return;
         }
         PRODUCED.setRelease(this, seq + 1);
-        schedule();
+        if (!(requesting && poller.inPollerThread())) {
+            schedule();
+        } // else staged during this flush's requestMore(): the flush appends it next, no hand-over needed
     }
 
     @Override
@@ -230,7 +247,12 @@ final class StreamingSend extends HandOffTask implements CoreSubscriber<ByteBuff
         // upstream is not asked once per message.
         if (free > 0 && (free >= Math.max(1, staging.windowNow() / 4) || idle)) {
             requested += free;
-            upstream.request(free);
+            requesting = true;
+            try {
+                upstream.request(free);
+            } finally {
+                requesting = false;
+            }
         }
     }
 
