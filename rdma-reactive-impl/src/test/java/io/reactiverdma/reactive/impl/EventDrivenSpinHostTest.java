@@ -5,6 +5,7 @@ import io.reactiverdma.reactive.RdmaConnection;
 import io.reactiverdma.reactive.RdmaOption;
 import io.reactiverdma.reactive.RdmaTransportConfig;
 import io.reactiverdma.reactive.impl.loopback.LoopbackCompletionQueue;
+import io.reactiverdma.reactive.impl.loopback.LoopbackStack;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.Disposable;
@@ -27,6 +28,19 @@ class EventDrivenSpinHostTest extends LoopbackEngineTestBase {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final int WARM_UP = 50;
     private static final int REQUESTS = 200;
+
+    /**
+     * The wire executes a post this long after it: longer than a poller that does not spin takes to arm and
+     * sleep, however late the machine runs it (without it, a loaded CI machine let the wire beat the poller's
+     * last poll: 6 wake-ups for 200 sends once, where 93-157 were usual), and far shorter than the generous
+     * spin below.
+     */
+    private static final Duration WIRE_LATENCY = Duration.ofMillis(1);
+
+    @Override
+    LoopbackStack newStack() {
+        return LoopbackStack.builder().device("loopback0", "127.0.0.1", "10.77.0.1").wireLatency(WIRE_LATENCY).build();
+    }
 
     /** Sends {@link #REQUESTS} messages one at a time, each awaited; returns the CQs' event wake-ups meanwhile. */
     private long eventWakeUpsForWaitedForSends(PollerIdleStrategy strategy) {
@@ -61,10 +75,11 @@ class EventDrivenSpinHostTest extends LoopbackEngineTestBase {
     }
 
     /**
-     * A spin long enough for the loopback's wire thread on a loaded machine (each empty poll is ~0.1 us here,
-     * so this is milliseconds at most); the spin that wins on rxe is the default (docs/performance.md).
+     * A spin well past the wire's latency on a loaded machine (each empty poll is ~0.1 us here, so this is up
+     * to 100 ms; a spin ends at the completion it finds, so the bound costs nothing); the spin that wins on
+     * rxe is the default (docs/performance.md).
      */
-    private static final long GENEROUS_SPIN = 100_000;
+    private static final long GENEROUS_SPIN = 1_000_000;
 
     @Test
     void aJustPostedSendCompletesWithoutACompletionEvent() {

@@ -48,9 +48,14 @@ abstract class LoopbackEngineTestBase {
         org.junit.jupiter.api.Assertions.assertNotNull(server);
     }
 
+    /** The stack each test runs on (a subclass may build another). */
+    LoopbackStack newStack() {
+        return LoopbackStack.create();
+    }
+
     @BeforeEach
     void startEngine() {
-        stack = LoopbackStack.create();
+        stack = newStack();
         engine = new RdmaEngine(stack);
     }
 

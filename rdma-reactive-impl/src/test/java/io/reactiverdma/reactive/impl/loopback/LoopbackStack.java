@@ -50,6 +50,8 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
     final boolean cleanCqOnDestroy;
     /** Posts on RC QPs execute at post time on the posting thread (see {@link Builder#zeroCost}). */
     final boolean zeroCost;
+    /** How long after a post the wire executes a send queue ({@link Builder#wireLatency}). */
+    final long wireLatencyNs;
     private final List<LoopbackDevice> devices;
     private final Map<InetAddress, LoopbackDevice> byAddress = new LinkedHashMap<>();
     private final ScheduledThreadPoolExecutor executor;
@@ -70,6 +72,7 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         this.undefinedGrhBytes = b.undefinedGrhBytes;
         this.cleanCqOnDestroy = b.cleanCqOnDestroy;
         this.zeroCost = b.zeroCost;
+        this.wireLatencyNs = b.wireLatency.toNanos();
         List<LoopbackDevice> list = new ArrayList<>();
         for (Builder.Spec s : b.devices) {
             LoopbackDevice d = new LoopbackDevice(this, s.name, nextKey(), s.addresses, b.maxCqe, b.maxQpRdAtom);
@@ -120,6 +123,7 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
         private boolean undefinedGrhBytes;
         private boolean cleanCqOnDestroy;
         private boolean zeroCost;
+        private Duration wireLatency = Duration.ZERO;
 
         /** A device with these IP addresses (literal IPv4/IPv6 addresses). */
         public Builder device(String name, String... addresses) {
@@ -189,6 +193,16 @@ public final class LoopbackStack implements RdmaStack, AutoCloseable {
          */
         public Builder zeroCost(boolean zero) {
             this.zeroCost = zero;
+            return this;
+        }
+
+        /**
+         * How long after a post the wire executes the send queue (default 0: as soon as the wire thread gets to
+         * it): a NIC's and the fabric's latency, for a test that needs a completion to come after its poller
+         * went to sleep, however the machine's threads are scheduled.
+         */
+        public Builder wireLatency(Duration latency) {
+            this.wireLatency = latency;
             return this;
         }
 

@@ -37,7 +37,7 @@ final class LoopbackWire {
                     qp.kickScheduled = false;
                     process(qp);
                 }
-            }, 0);
+            }, stack.wireLatencyNs);
         }
     }
 
