@@ -290,7 +290,9 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
             cm.execute(() -> {
                 try {
                     DeviceLookup.Found found = DeviceLookup.find(cm, target);
-                    sink.success(device(found.device(), found.address()).pool);
+                    InetAddress watchThrough = found.address() != null || devices.containsKey(found.device().key())
+                            ? found.address() : DeviceLookup.addressOf(cm, found.device()); // a name: look once
+                    sink.success(device(found.device(), watchThrough).pool);
                 } catch (RuntimeException e) {
                     sink.error(e instanceof RdmaException ? e : new RdmaException("cannot open the RDMA device of "
                             + addressOrDevice + ": " + e.getMessage(), e));

@@ -4,6 +4,7 @@ import io.reactiverdma.reactive.ConnectionClosedException;
 import io.reactiverdma.reactive.DeviceEvent;
 import io.reactiverdma.reactive.DisposableRdmaServer;
 import io.reactiverdma.reactive.RdmaConnection;
+import io.reactiverdma.reactive.RdmaMemory;
 import io.reactiverdma.reactive.RdmaTransportConfig;
 import io.reactiverdma.testsupport.RxeTestSupport;
 import org.junit.jupiter.api.AfterEach;
@@ -25,6 +26,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -168,15 +170,33 @@ class DeviceRemovalRxeTest {
         c.dispose();
         c.onDispose().block(WAIT);
         server.disposeNow(WAIT);
+        assertAnIdleEnginesDeviceRemovalFinishes("with nothing open on it");
+    }
+
+    /**
+     * A device the engine reached only through {@code memory(name)} (no id ever bound through an address): it
+     * is watched through an address of its netdev, found by trying the host's interfaces, and let go as well.
+     */
+    @Test
+    void aDeviceReachedOnlyByItsNameIsLetGoToo() throws Exception {
+        RxeResources.requireDevice();
+        RdmaMemory memory = engine.memory(device()).block(WAIT);
+        assertNotNull(memory);
+        memory.allocate(64).release(); // the device's pool is in use: the engine holds its resources
+        assertAnIdleEnginesDeviceRemovalFinishes("reached only by its name");
+    }
+
+    /** Removes the device (a spare present): the removal finishes within 60 s and the engine publishes it. */
+    private void assertAnIdleEnginesDeviceRemovalFinishes(String how) throws Exception {
         List<DeviceEvent> events = new CopyOnWriteArrayList<>();
         Disposable watching = engine.deviceEvents().subscribe(events::add);
         Result spare = addSpare();
         assertEquals(0, spare.exit, "adding the spare device: " + spare.output);
         long start = System.nanoTime();
         Result removed = run(60, "rdma", "link", "delete", device());
-        assertEquals(0, removed.exit, () -> "rdma link delete " + device() + " under an engine with nothing open on it: "
+        assertEquals(0, removed.exit, () -> "rdma link delete " + device() + " under an engine, the device " + how + ": "
                 + removed.output + "\nevents: " + events + "\n" + whatHoldsTheDevices());
-        System.err.println("[DeviceRemovalRxeTest] the removal under an idle engine took "
+        System.err.println("[DeviceRemovalRxeTest] the removal under an idle engine, the device " + how + ", took "
                 + (System.nanoTime() - start) / 1_000_000 + " ms");
         assertTrue(events.stream().anyMatch(e -> e.device().equals(device()) && e.type() == DeviceEvent.Type.DEVICE_REMOVED),
                 "the engine published the removal: " + events);

@@ -51,20 +51,19 @@ public final class DeviceLookup {
         });
     }
 
-    /** A device found, and an address of its netdev to watch it through (null when none was found). */
+    /** A device found, and the address it was found by (null when found by its name). */
     public record Found(Device device, @Nullable InetAddress address) {
     }
 
     /**
-     * rdma_cm thread: the device {@code target} names (with an address of it, when one of the host's
-     * interfaces has one), else the one an rdma_cm id bound to its address resolves to (the id is destroyed
-     * again).
+     * rdma_cm thread: the device {@code target} names, else the one an rdma_cm id bound to its address resolves
+     * to (the id is destroyed again).
      *
      * @throws RdmaException when no device has that address
      */
     public static Found find(CmEventLoop cm, Target target) {
         if (target.device() != null) {
-            return new Found(target.device(), addressOf(cm, target.device()));
+            return new Found(target.device(), null);
         }
         CmId id = cm.channel().createId(PortSpace.TCP);
         try {
@@ -81,10 +80,10 @@ public final class DeviceLookup {
     /**
      * An address of {@code device}: the first address of an interface that is up which rdma_cm binds to that
      * device; null when there is none (a device whose port has no IP address, or a stack without real
-     * interfaces). One bind per address tried, once per lookup by name.
+     * interfaces). One bind per address tried: called once, for a device the engine has no resources on yet.
      */
     @Nullable
-    private static InetAddress addressOf(CmEventLoop cm, Device device) {
+    public static InetAddress addressOf(CmEventLoop cm, Device device) {
         List<InetAddress> candidates = new ArrayList<>();
         try {
             for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
