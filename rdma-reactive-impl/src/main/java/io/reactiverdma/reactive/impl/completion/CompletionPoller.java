@@ -67,7 +67,6 @@ public final class CompletionPoller implements CompletionQueue.Handler {
     /** Set while a spinning strategy idles (it may park): only then does a hand-over pay for an unpark. */
     private volatile boolean idling;
     private volatile Throwable failure;
-    private long completions;
 
     CompletionPoller(String name, CompletionQueue cq, PendingOperations pending, PollerIdleStrategy strategy,
             EngineMetrics metrics) {
@@ -184,7 +183,6 @@ public final class CompletionPoller implements CompletionQueue.Handler {
     private int poll() {
         int n = cq.poll(this);
         if (n > 0) {
-            completions += n;
             metrics.pollBatch(n);
         }
         return n;
@@ -205,11 +203,6 @@ public final class CompletionPoller implements CompletionQueue.Handler {
         if (idling || failure != null || !running) {
             LockSupport.unpark(thread); // a backoff or failed poller may be parked
         }
-    }
-
-    /** Completions handled so far (poller thread's count; approximate from other threads). */
-    long completions() {
-        return completions;
     }
 
     /** One duty cycle: returns the work done (completions, tasks, connections that could post again). */
