@@ -46,7 +46,10 @@ import java.util.concurrent.TimeUnit;
  *       {@code send(Publisher)}, waited for together; per message, both sides (the sender's staging copy,
  *       chain building, post, the receiver's completion, decode, repost, credit return).</li>
  *   <li>{@link #pipelinedSends}: {@value #PIPELINE} {@code send(RegisteredBuffer)} Monos in flight
- *       ({@code flatMap}), waited for together; per message.</li>
+ *       ({@code flatMap}), waited for together ({@code block}); per message. {@link #pipelinedSendsSpinning}:
+ *       the same, waited for by spinning (below), so without a thread wake-up per invocation;
+ *       {@link #pipelinedMonos}: {@value #PIPELINE} Monos subscribed directly (no {@code flatMap}), waited for
+ *       by spinning: the engine's own cost per pipelined Mono.</li>
  *   <li>{@link #sendWaited}: one {@code send(RegisteredBuffer)} Mono subscribed and waited for
  *       ({@code block}): the hand-off to the poller, post, completion, signal and the benchmark thread's
  *       wake-up (with {@code busySpin} nobody sleeps but {@code block}'s latch).</li>
@@ -172,6 +175,35 @@ public class ZeroCostEngineBenchmark {
         pipeline.block(WAIT);
     }
 
+    /**
+     * {@value #PIPELINE} sends per invocation, waited for by spinning: {@link #pipelinedSends} without the
+     * benchmark thread's one park and wake-up per invocation (about 20 us here, a third of a microsecond per
+     * message). The score is per message.
+     */
+    @Benchmark
+    @OperationsPerInvocation(PIPELINE)
+    public void pipelinedSendsSpinning() {
+        SpinningSubscriber s = new SpinningSubscriber();
+        pipeline.subscribe(s);
+        s.await(WAIT);
+    }
+
+    /**
+     * {@value #PIPELINE} sends per invocation, each subscribed directly by a subscriber that counts down, waited
+     * for by spinning: the engine's cost per pipelined Mono, without {@code flatMap}'s inner subscriber and
+     * tracker (whose lock the benchmark thread's subscriptions and the poller's completions contend for) and
+     * without a wake-up. The score is per message.
+     */
+    @Benchmark
+    @OperationsPerInvocation(PIPELINE)
+    public void pipelinedMonos() {
+        CountDown countDown = new CountDown(PIPELINE);
+        for (int i = 0; i < PIPELINE; i++) {
+            client.send(registered).subscribe(new CountingSubscriber(countDown));
+        }
+        countDown.await(WAIT);
+    }
+
     @Benchmark
     public void sendWaited() {
         client.send(registered).block(WAIT);
@@ -247,6 +279,71 @@ public class ZeroCostEngineBenchmark {
             if (error != null) {
                 throw new IllegalStateException(error);
             }
+        }
+    }
+
+    /**
+     * Operations still to end, and a flag set by the last one: the waiting thread spins on the flag alone, so
+     * it does not pull the counter's cache line from the poller at every count.
+     */
+    static final class CountDown {
+        private final java.util.concurrent.atomic.AtomicInteger remaining;
+        private volatile boolean done;
+        private volatile Throwable error;
+
+        CountDown(int operations) {
+            remaining = new java.util.concurrent.atomic.AtomicInteger(operations);
+        }
+
+        void ended(@reactor.util.annotation.Nullable Throwable failure) {
+            if (failure != null) {
+                error = failure;
+            }
+            if (remaining.decrementAndGet() == 0) {
+                done = true;
+            }
+        }
+
+        void await(Duration timeout) {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (!done) {
+                Thread.onSpinWait();
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("not all operations ended within " + timeout + ": "
+                            + remaining.get() + " left");
+                }
+            }
+            if (error != null) {
+                throw new IllegalStateException(error);
+            }
+        }
+    }
+
+    /** One operation's subscriber (a subscriber per subscription: Reactive Streams rule 2.12), counting down. */
+    static final class CountingSubscriber implements reactor.core.CoreSubscriber<Object> {
+        private final CountDown countDown;
+
+        CountingSubscriber(CountDown countDown) {
+            this.countDown = countDown;
+        }
+
+        @Override
+        public void onSubscribe(org.reactivestreams.Subscription s) {
+            s.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(Object o) {
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            countDown.ended(t);
+        }
+
+        @Override
+        public void onComplete() {
+            countDown.ended(null);
         }
     }
 
