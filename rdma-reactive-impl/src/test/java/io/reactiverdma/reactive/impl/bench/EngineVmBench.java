@@ -41,7 +41,8 @@ import java.util.concurrent.TimeUnit;
  *       MB/s with MB = 2^20 bytes as perftest reports it.</li>
  *   <li>{@code rate}: {@code client.send(Publisher)} of 64-byte messages; the server's {@code receive()}
  *       counts them and acknowledges the batch's last one. Rate = messages / (start .. ack at the client),
- *       and by the sender's own completion ({@code send(Publisher)} done) as perftest's client reports.</li>
+ *       and by the sender's own completion ({@code send(Publisher)} done) as perftest's client reports;
+ *       and each process's CPU time per message over the measured batch.</li>
  * </ul>
  * Every connection tells the server what it is for in its first message (one command byte); a server can
  * run in another JVM ({@code --role server}, then {@code --role client}) or in this one (default
@@ -237,20 +238,47 @@ public final class EngineVmBench {
 
     /** Counts messages; after each END_OF_BATCH acknowledges with count and first-to-last receive time. */
     private static Mono<Void> sink(RdmaConnection c, Flux<RdmaMessage> rest) {
-        long[] state = new long[2]; // count in batch, first arrival ns
+        long[] state = new long[4]; // count in batch, first arrival ns, process CPU ns and system CPU ns then
         return c.send(rest.handle((RdmaMessage r, reactor.core.publisher.SynchronousSink<ByteBuffer> out) -> {
             long now = System.nanoTime();
             if (state[0]++ == 0) {
                 state[1] = now;
+                state[2] = processCpuNanos();
+                state[3] = processSystemCpuNanos();
             }
             byte flag = r.data().get(0);
             r.release();
             if (flag == END_OF_BATCH) {
-                ByteBuffer ack = ByteBuffer.allocate(16).putLong(0, state[0]).putLong(8, now - state[1]);
+                ByteBuffer ack = ByteBuffer.allocate(32).putLong(0, state[0]).putLong(8, now - state[1])
+                        .putLong(16, processCpuNanos() - state[2]).putLong(24, processSystemCpuNanos() - state[3]);
                 state[0] = 0;
                 out.next(ack);
             }
         }));
+    }
+
+    /**
+     * CPU time this process has used (all its threads, user and system), in ns: what the rate test divides
+     * by its messages, beside perftest's processes' CPU time (from the shell's {@code times}).
+     */
+    static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    /**
+     * System (kernel) CPU time this process has used, in ns: {@code stime} of {@code /proc/self/stat}, in
+     * clock ticks of 10 ms (Linux's USER_HZ, 100); -1 where there is no such file.
+     */
+    static long processSystemCpuNanos() {
+        try {
+            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+            // After the command name, which may hold spaces and parentheses: state, then 10 fields, utime, stime.
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+            return Long.parseLong(f[12]) * 10_000_000L;
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1;
+        }
     }
 
     // ------------------------------------------------------------------------------------------- client
@@ -403,15 +431,17 @@ public final class EngineVmBench {
         RdmaConnection c = client.connectNow(WAIT);
         try {
             c.send(command(CMD_SINK, 0)).block(WAIT);
-            // Acks: {messages counted, server's first-to-last ns, client's arrival time}; taken on the
-            // callback (poller) thread, so the main thread's wake-up is not in the measurement.
+            // Acks: {messages counted, server's first-to-last ns, client's arrival time, server's process CPU
+            // ns and system CPU ns for the batch}; taken on the callback (poller) thread, so the main thread's
+            // wake-up is not in the measurement.
             BlockingQueue<long[]> acks = new LinkedBlockingQueue<>();
             Disposable sub = c.receive().subscribe(m -> {
                 long now = System.nanoTime();
                 ByteBuffer d = m.data();
-                acks.add(new long[] {d.getLong(0), d.getLong(8), now});
+                boolean cpu = m.length() >= 32;
+                acks.add(new long[] {d.getLong(0), d.getLong(8), now, cpu ? d.getLong(16) : -1, cpu ? d.getLong(24) : -1});
                 m.release();
-            }, t -> acks.add(new long[] {-1, 0, 0}));
+            }, t -> acks.add(new long[] {-1, 0, 0, -1, -1}));
             long w0 = System.nanoTime();
             if (warmup > 0) {
                 batch(c, warmup, o.rateSize, acks);
@@ -424,6 +454,18 @@ public final class EngineVmBench {
             result("rate_kpps" + suffix, o.rateN / ackSecs / 1e3);
             result("rate_sender_kpps" + suffix, o.rateN / sentSecs / 1e3);
             result("rate_server_kpps" + suffix, (r[2] - 1) / (r[3] / 1e9) / 1e3);
+            // Process CPU per message (all threads, user and system): the sender from its first send to the
+            // ack, the receiver from its first message to the last (in one JVM, --role both, each counts both).
+            result("rate_client_cpu_us" + suffix, r[4] / 1e3 / o.rateN);
+            if (r[5] >= 0) {
+                result("rate_client_sys_us" + suffix, r[5] / 1e3 / o.rateN);
+            }
+            if (r[6] >= 0) {
+                result("rate_server_cpu_us" + suffix, r[6] / 1e3 / o.rateN);
+            }
+            if (r[7] >= 0) {
+                result("rate_server_sys_us" + suffix, r[7] / 1e3 / o.rateN);
+            }
             System.out.printf(Locale.ROOT, "  rate: %d warm-up in %.1f s, %d measured in %.2f s (sender done at %.2f s)%n",
                     warmup, (w1 - w0) / 1e9, o.rateN, ackSecs, sentSecs);
         } finally {
@@ -431,19 +473,29 @@ public final class EngineVmBench {
         }
     }
 
-    /** One batch; returns {ns until the ack, ns until send(Publisher) completed, server count, server ns}. */
+    /**
+     * One batch; returns {ns until the ack, ns until send(Publisher) completed, server count, server ns, this
+     * process's CPU ns until the ack and its system CPU ns, the server process's CPU ns and system CPU ns for
+     * the batch (-1: not told or not known)}.
+     */
     private static long[] batch(RdmaConnection c, int n, int size, BlockingQueue<long[]> acks) {
         ByteBuffer data = ByteBuffer.allocate(size).put(0, DATA);
         ByteBuffer end = ByteBuffer.allocate(size).put(0, END_OF_BATCH);
         long[] sentDone = new long[1];
+        long cpu0 = processCpuNanos();
+        long sys0 = processSystemCpuNanos();
         long t0 = System.nanoTime();
         Mono<Void> sent = c.send(Flux.range(0, n).map(i -> i == n - 1 ? end : data))
                 .doOnSuccess(v -> sentDone[0] = System.nanoTime())
                 .cache();
         sent.subscribe(null, t -> { });
         long[] ack;
+        long cpu1;
+        long sys1;
         try {
             ack = acks.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            cpu1 = processCpuNanos();
+            sys1 = processSystemCpuNanos();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
@@ -453,6 +505,7 @@ public final class EngineVmBench {
             throw new IllegalStateException("the server counted " + (ack == null ? "nothing (timeout)" : ack[0])
                     + " of " + n + " messages");
         }
-        return new long[] {ack[2] - t0, sentDone[0] - t0, ack[0], ack[1]};
+        return new long[] {ack[2] - t0, sentDone[0] - t0, ack[0], ack[1], cpu1 - cpu0, sys0 < 0 ? -1 : sys1 - sys0,
+                ack[3], ack[4]};
     }
 }
