@@ -243,37 +243,28 @@ public class ZeroCostEngineBenchmark {
         s.await(WAIT);
     }
 
-    /** A subscriber waited for by spinning: the poller's signal is seen without any thread waking. */
-    static final class SpinningSubscriber implements reactor.core.CoreSubscriber<Object> {
+    /** A waiting thread's spin until {@link #finish} was called: no park, no wake-up. */
+    abstract static class SpinWait {
         private volatile boolean done;
-        private Throwable error;
+        private volatile Throwable error;
 
-        @Override
-        public void onSubscribe(org.reactivestreams.Subscription s) {
-            s.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public void onNext(Object o) {
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            error = t;
+        /** Ends the wait, with {@code failure} when it is not null. */
+        final void finish(@reactor.util.annotation.Nullable Throwable failure) {
+            if (failure != null) {
+                error = failure;
+            }
             done = true;
         }
 
-        @Override
-        public void onComplete() {
-            done = true;
-        }
+        /** What is still awaited, for the timeout's message. */
+        abstract String awaited();
 
-        void await(Duration timeout) {
+        final void await(Duration timeout) {
             long deadline = System.nanoTime() + timeout.toNanos();
             while (!done) {
                 Thread.onSpinWait();
                 if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("no signal within " + timeout);
+                    throw new IllegalStateException(awaited() + " not within " + timeout);
                 }
             }
             if (error != null) {
@@ -282,58 +273,70 @@ public class ZeroCostEngineBenchmark {
         }
     }
 
+    /** A subscriber that requests everything and ignores values: what its terminal signal does is the class's. */
+    interface RequestsAll extends reactor.core.CoreSubscriber<Object> {
+        @Override
+        default void onSubscribe(org.reactivestreams.Subscription s) {
+            s.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        default void onNext(Object o) {
+        }
+    }
+
+    /** A subscriber waited for by spinning: the poller's signal is seen without any thread waking. */
+    static final class SpinningSubscriber extends SpinWait implements RequestsAll {
+        @Override
+        public void onError(Throwable t) {
+            finish(t);
+        }
+
+        @Override
+        public void onComplete() {
+            finish(null);
+        }
+
+        @Override
+        String awaited() {
+            return "a signal";
+        }
+    }
+
     /**
-     * Operations still to end, and a flag set by the last one: the waiting thread spins on the flag alone, so
-     * it does not pull the counter's cache line from the poller at every count.
+     * Operations still to end; the last one ends the wait: the waiting thread spins on the wait's flag alone,
+     * so it does not pull the counter's cache line from the poller at every count.
      */
-    static final class CountDown {
+    static final class CountDown extends SpinWait {
         private final java.util.concurrent.atomic.AtomicInteger remaining;
-        private volatile boolean done;
-        private volatile Throwable error;
+        @reactor.util.annotation.Nullable
+        private volatile Throwable firstError;
 
         CountDown(int operations) {
             remaining = new java.util.concurrent.atomic.AtomicInteger(operations);
         }
 
         void ended(@reactor.util.annotation.Nullable Throwable failure) {
-            if (failure != null) {
-                error = failure;
+            if (failure != null && firstError == null) {
+                firstError = failure;
             }
             if (remaining.decrementAndGet() == 0) {
-                done = true;
+                finish(firstError);
             }
         }
 
-        void await(Duration timeout) {
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (!done) {
-                Thread.onSpinWait();
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("not all operations ended within " + timeout + ": "
-                            + remaining.get() + " left");
-                }
-            }
-            if (error != null) {
-                throw new IllegalStateException(error);
-            }
+        @Override
+        String awaited() {
+            return remaining.get() + " operations' ends";
         }
     }
 
     /** One operation's subscriber (a subscriber per subscription: Reactive Streams rule 2.12), counting down. */
-    static final class CountingSubscriber implements reactor.core.CoreSubscriber<Object> {
+    static final class CountingSubscriber implements RequestsAll {
         private final CountDown countDown;
 
         CountingSubscriber(CountDown countDown) {
             this.countDown = countDown;
-        }
-
-        @Override
-        public void onSubscribe(org.reactivestreams.Subscription s) {
-            s.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public void onNext(Object o) {
         }
 
         @Override
@@ -348,21 +351,12 @@ public class ZeroCostEngineBenchmark {
     }
 
     /** A subscriber waited for as {@code block()} waits (park, unparked by the signal), noting when it came. */
-    static final class ParkingSubscriber implements reactor.core.CoreSubscriber<Object> {
+    static final class ParkingSubscriber implements RequestsAll {
         private final Thread waiter = Thread.currentThread();
         private volatile boolean done;
         /** When the poller signalled (written before {@link #done}). */
         long signalled;
         private Throwable error;
-
-        @Override
-        public void onSubscribe(org.reactivestreams.Subscription s) {
-            s.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public void onNext(Object o) {
-        }
 
         @Override
         public void onError(Throwable t) {
