@@ -38,16 +38,22 @@ class PlainPeerHostTest {
     }
 
     /**
-     * Where an RNR still happens (the peer sends beyond the window: 16 messages, 2 receive buffers), each retry
-     * waits this side's MIN_RNR_TIMER (0.64 ms), not rdma_cm's 655 ms (the stack's rnrDelay, 2 s here: a
-     * single wait at that timer would take longer than the bound). Loopback only: rxe's retries are measured
-     * in {@code PlainPeerRxeTest}.
+     * Where an RNR still happens (the peer sends beyond the window: 3 messages, 2 receive buffers, the first
+     * held by the handler until the third met RNR), the retry waits this side's MIN_RNR_TIMER, here code 24
+     * (40.96 ms), not rdma_cm's 655 ms (the stack's rnrDelay, 2 s here): at least one such timer passes, and
+     * a single wait at rdma_cm's would take longer than the bound. One RNR episode, made on purpose, and a
+     * timer that 6 retries stretch to a quarter of a second: with 16 messages, no hold and the default 0.64 ms
+     * the test depended on the threads' timing both ways (in a CI run the server reposted fast enough that no
+     * send met RNR; with three CPU hogs on the 2 cores a starved server let a send exhaust its 6 retries, 4 times
+     * in 40 runs, and 3 in 40 still with the hold but the 0.64 ms timer). Loopback only: rxe's retries are
+     * measured in {@code PlainPeerRxeTest}.
      */
     @Test
     void anRnrBeyondTheWindowWaitsTheMinRnrTimerNotRdmaCmsDefault() {
-        long ms = scenario.backToBackBeyondTheWindow(16, 2);
+        long ms = scenario.backToBackBeyondTheWindow(3, 2, 24, () -> stack.rnrWaits() > 0);
         assertTrue(stack.rnrWaits() > 0, "the peer sent beyond the window: some sends met RNR");
-        assertTrue(ms < 2000, "16 messages took " + ms + " ms with " + stack.rnrWaits() + " RNR waits");
+        assertTrue(ms >= 40, "3 messages took " + ms + " ms: at least one 40.96 ms timer should have passed");
+        assertTrue(ms < 2000, "3 messages took " + ms + " ms with " + stack.rnrWaits() + " RNR waits");
     }
 
     @Test

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -45,6 +46,8 @@ final class PlainPeerScenario {
     private DisposableRdmaServer server;
     private int depthOverride = 32;
     private int peerRnrRetry;
+    /** The server's MIN_RNR_TIMER code, or -1 for the option's default. */
+    private int minRnrTimer = -1;
 
     PlainPeerScenario(RdmaEngine engine, RdmaStack stack, String host, Duration wait) {
         this.engine = engine;
@@ -58,10 +61,11 @@ final class PlainPeerScenario {
      * side puts in its connection parameters to the other side's QP.
      */
     RdmaTransportConfig config() {
-        return RdmaTransportConfig.defaults().withHost(host).withPort(0)
+        RdmaTransportConfig c = RdmaTransportConfig.defaults().withHost(host).withPort(0)
                 .withOption(RdmaOption.RNR_RETRY_COUNT, peerRnrRetry)
                 .withOption(RdmaOption.RECEIVE_QUEUE_DEPTH, depthOverride)
                 .withOption(RdmaOption.RECEIVE_BUFFER_SIZE, 256);
+        return minRnrTimer < 0 ? c : c.withOption(RdmaOption.MIN_RNR_TIMER, minRnrTimer);
     }
 
     /** {@code rnrRetry} must be the server's RNR_RETRY_COUNT (see {@link #config}): set before the bind. */
@@ -149,15 +153,27 @@ final class PlainPeerScenario {
 
     /**
      * With a receive window of {@code depth}, {@code n} messages sent back to back to a handler that takes and
-     * releases one at a time: some meet RNR, and each is retried after this side's MIN_RNR_TIMER. Returns the
-     * time until all arrived, in ms. The peer retries up to 6 times.
+     * releases one at a time, and holds the first one until {@code rnrSeen} says a send met RNR (at most
+     * {@link #wait}): so a send beyond the window meets RNR whatever the threads' timing, and is retried after
+     * this side's MIN_RNR_TIMER ({@code minRnrTimerCode}). Returns the time until all arrived, in ms. The peer
+     * retries up to 6 times (the most RNR_RETRY_COUNT allows), so the server must post the held buffer again
+     * within 6 timers: a timer of a few tens of milliseconds outlasts a loaded machine's scheduling.
      */
-    long backToBackBeyondTheWindow(int n, int depth) {
+    long backToBackBeyondTheWindow(int n, int depth, int minRnrTimerCode, BooleanSupplier rnrSeen) {
         depthOverride = depth;
         peerRnrRetry = 6;
+        minRnrTimer = minRnrTimerCode;
         List<String> got = new CopyOnWriteArrayList<>();
         Sinks.Empty<Void> all = Sinks.empty();
         server = engine.bind(config(), c -> c.receive().limitRate(1).doOnNext(m -> {
+            if (got.isEmpty()) {
+                // Spinning, not sleeping: the buffer goes back the moment the RNR is seen, well inside the
+                // peer's retries.
+                long deadline = System.nanoTime() + wait.toNanos();
+                while (!rnrSeen.getAsBoolean() && System.nanoTime() - deadline < 0) {
+                    Thread.onSpinWait();
+                }
+            }
             try {
                 got.add(new String(m.toByteArray(), StandardCharsets.UTF_8));
             } finally {
