@@ -32,9 +32,11 @@ public abstract class RdmaDatagram extends RdmaTransport<RdmaDatagram, RdmaDatag
 
     /**
      * Binds an rdma_cm id to the local address, creates the UD queue pair and its receive buffers, and
-     * listens for peers that resolve it. Emits the endpoint once it can send and receive; fails with
+     * listens for peers that resolve it. Emits the endpoint once it can send and receive (its receive
+     * buffers are posted: a datagram sent to it as soon as it is emitted finds one); fails with
      * {@link InvalidRequestException} when no host was given, {@link RdmaException} when the address is on
-     * no RDMA device or the port is taken. Each subscription opens a new endpoint.
+     * no RDMA device or the port is taken. Each subscription opens a new endpoint; cancelling before it is
+     * emitted closes it.
      */
     public abstract Mono<RdmaDatagramEndpoint> bind();
 

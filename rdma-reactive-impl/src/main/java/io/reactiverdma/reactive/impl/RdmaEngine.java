@@ -328,7 +328,12 @@ public final class RdmaEngine implements RdmaTransportProvider, EngineContext {
             datagramEndpoints.add(endpoint);
             endpoint.onDispose().subscribe(null, null, () -> datagramEndpoints.remove(endpoint));
             return endpoint;
-        }, e -> e));
+        }, e -> e)).flatMap(endpoint -> endpoint.receivesPosted()
+                // Emitted once its first receives are posted: a datagram sent to it right after finds one.
+                // A bind cancelled or failed meanwhile lets the endpoint go.
+                .thenReturn((io.reactiverdma.reactive.RdmaDatagramEndpoint) endpoint)
+                .doOnCancel(endpoint::dispose)
+                .doOnError(e -> endpoint.dispose()));
     }
 
     @Override

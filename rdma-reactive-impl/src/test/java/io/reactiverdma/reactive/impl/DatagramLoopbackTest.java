@@ -299,6 +299,56 @@ class DatagramLoopbackTest extends DatagramContract {
     }
 
     /**
+     * {@code bindDatagram} emits an endpoint whose receives are posted, so a datagram sent to it right after
+     * is not dropped by the device for want of a receive (UD drops it silently: neither side would know). The
+     * receives are posted by the endpoint's poller, handed the work by the rdma_cm thread that opened it;
+     * here that poller (the device's shared one, already serving an endpoint) is stalled in its CQ wait
+     * (fault injection) as a loaded machine's can be late. Seen in a CI run (JDK 25 host tests):
+     * {@code aDatagramSentAfterReceiveWasSubscribedReachesItEvenIfThePollerIsLate} sent its first datagram
+     * right after the bind and the receiver never saw it ("expected: <1> but was: <0>" dropped by the
+     * receiver, after 15 s). Loopback only: only it can stall a poller.
+     */
+    @Test
+    void bindEmitsTheEndpointOnceItsReceivesArePosted() throws Exception {
+        LoopbackFaults.CqStall stall = stack.faults().stallNextCq();
+        RdmaDatagramEndpoint first = bind(); // creates the shared CQ: the stalled one
+        java.util.Set<LoopbackQueuePair> before = queuePairs();
+        try {
+            stall.engage();
+            first.receive().subscribe(RdmaDatagramMessage::release).dispose(); // wakes it into the stall
+            assertTrue(stall.awaitStalled(WAIT), "the shared poller never waited on its CQ again");
+            CompletableFuture<Integer> postedAtEmission = engine.bindDatagram(config().configuration())
+                    .map(e -> { // on the emitting thread, as the endpoint is emitted
+                        java.util.Set<LoopbackQueuePair> qps = queuePairs();
+                        qps.removeAll(before);
+                        return qps.stream().mapToInt(LoopbackQueuePair::postedReceives).sum();
+                    })
+                    .toFuture();
+            try {
+                postedAtEmission.get(500, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException expected) {
+                // bind waits for the receives, which wait for the poller
+            }
+            stall.release();
+            int posted = postedAtEmission.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            assertTrue(posted > 0, "bindDatagram emitted the endpoint with " + posted + " receives posted");
+        } finally {
+            stall.release();
+        }
+    }
+
+    /** The queue pairs of the stack's live ids. */
+    private java.util.Set<LoopbackQueuePair> queuePairs() {
+        java.util.Set<LoopbackQueuePair> qps = new java.util.HashSet<>();
+        for (LoopbackCmId id : stack.liveIds()) {
+            if (id.queuePair() != null) {
+                qps.add(id.queuePair());
+            }
+        }
+        return qps;
+    }
+
+    /**
      * A datagram sent after {@code receive()} was subscribed reaches that subscriber, however late its poller:
      * the subscription is handed to the poller as a task, and a poller that polled its CQ before it ran the
      * task dropped the datagram as nobody's (seen once in the contract test on the loopback device, "no

@@ -75,6 +75,12 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
     private final DatagramRequests requests;
     private final AtomicBoolean closing = new AtomicBoolean();
     private final Sinks.Empty<Void> disposed = Sinks.empty();
+    /**
+     * Completes once the poller's first flush posted the receives (or fails if the endpoint closed first):
+     * {@code bind} emits the endpoint only then, so a datagram sent to it right after finds a receive posted
+     * instead of being dropped by the device.
+     */
+    private final Sinks.Empty<Void> receivesPosted = Sinks.empty();
     // Poller thread.
     private boolean flushRequested;
     private boolean closed;
@@ -270,7 +276,17 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
     public int flush() {
         assert OwnerThread.check(poller);
         flushRequested = false;
-        return receiver.post() + sender.flush();
+        int posted = receiver.post() + sender.flush();
+        receivesPosted.tryEmitEmpty(); // the first flush posted them; later ones find it done
+        return posted;
+    }
+
+    /**
+     * Completes when the first receives are posted (the poller's first flush), errors if the endpoint closed
+     * before. Any thread.
+     */
+    public Mono<Void> receivesPosted() {
+        return receivesPosted.asMono();
     }
 
     @Override
@@ -342,6 +358,7 @@ public final class EngineDatagramEndpoint implements RdmaDatagramEndpoint, Compl
 
     private void closeOnPoller() {
         closed = true;
+        receivesPosted.tryEmitError(closedError()); // closed before its first receives were posted
         sender.close();
         receiver.close();
         if (receiver.outstanding() == 0 && sender.outstanding() == 0) {
